@@ -1,0 +1,24 @@
+// One base error with a string code. `UserError`s are the user's to fix (a bad spec, a missing file, a wrong
+// option): the CLI prints their message alone. Anything else is a bug and is shown with its stack.
+
+export class OpenApiMcpError extends Error {
+  readonly code: string;
+  constructor({ code, message, cause }: { code: string; message: string; cause?: unknown }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A problem in what the user gave us: its message names the place and is shown without a stack trace. */
+export class UserError extends OpenApiMcpError {}
+
+export function isUserError(error: unknown): error is UserError {
+  return error instanceof UserError;
+}
+
+/** `file#/json/pointer` or `file`, for messages. */
+export function formatPlace({ file, pointer }: { file?: string; pointer?: string }): string {
+  if (file && pointer !== undefined) return `${file}#${pointer}`;
+  return file ?? (pointer !== undefined ? `#${pointer}` : "");
+}

@@ -1,0 +1,239 @@
+// One input object per tool: parameters by their OpenAPI names, the request body under `body`. Collisions
+// between locations are settled in a fixed order (path, query, header, cookie, then the body), so names are
+// stable; each parameter's style and explode are resolved from the defaults of its location.
+
+import type { ApiOperation, ApiParameter, ApiRequestBody } from "./document.js";
+import { bodyKind, preferredMediaType } from "./media-type.js";
+import { defineOwn } from "./own.js";
+import { isObject } from "./pointer.js";
+import type { SchemaConverter } from "./schema/convert.js";
+import type {
+  Diagnostic,
+  JsonSchema,
+  ParameterBinding,
+  ParameterLocation,
+  ParameterStyle,
+  PropertyEncoding,
+  RequestBodyBinding,
+} from "./types.js";
+
+export const LOCATIONS: ParameterLocation[] = ["path", "query", "header", "cookie"];
+
+const DEFAULT_STYLE: Record<ParameterLocation, ParameterStyle> = { path: "simple", query: "form", header: "simple", cookie: "form" };
+const ALLOWED_STYLES: Record<ParameterLocation, ParameterStyle[]> = {
+  path: ["simple", "label", "matrix"],
+  query: ["form", "spaceDelimited", "pipeDelimited", "tabDelimited", "deepObject"],
+  header: ["simple"],
+  cookie: ["form"],
+};
+// OpenAPI: header parameters with these names are ignored; the content type and credentials are ours to set.
+const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+/** A multipart file: base64 content with a filename. */
+export const FILE_SCHEMA = {
+  type: "object",
+  properties: {
+    filename: { type: "string" },
+    contentType: { type: "string", description: "Media type of the file; defaults to application/octet-stream." },
+    data: { type: "string", contentEncoding: "base64", description: "The file's content, base64-encoded." },
+  },
+  required: ["filename", "data"],
+  additionalProperties: false,
+};
+
+export interface BuiltInputs {
+  properties: Array<[string, JsonSchema]>;
+  required: string[];
+  parameters: Record<ParameterLocation, ParameterBinding[]>;
+  body?: RequestBodyBinding;
+}
+
+export function buildInputs({
+  operation,
+  converter,
+  credentialParameters,
+  report,
+}: {
+  operation: ApiOperation;
+  converter: SchemaConverter;
+  /** `in:name` of parameters that security schemes fill in: never tool arguments. */
+  credentialParameters: Set<string>;
+  report: (diagnostic: Omit<Diagnostic, "file">) => void;
+}): BuiltInputs {
+  const result: BuiltInputs = { properties: [], required: [], parameters: { path: [], query: [], header: [], cookie: [] } };
+  const used = new Set<string>();
+  const claim = (wanted: string, location: string): string => {
+    let name = wanted;
+    if (used.has(name)) name = `${location}_${wanted}`;
+    for (let n = 2; used.has(name); n++) name = `${location}_${wanted}_${n}`;
+    used.add(name);
+    return name;
+  };
+
+  const parameters = withPathPlaceholders(operation, report);
+  for (const location of LOCATIONS) {
+    for (const parameter of parameters) {
+      if (parameter.in !== location) continue;
+      const key = `${location}:${location === "header" ? parameter.name.toLowerCase() : parameter.name}`;
+      if (credentialParameters.has(key)) continue;
+      if (location === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+      const argument = claim(parameter.name, location);
+      result.properties.push([argument, parameterSchema(parameter, converter)]);
+      if (parameter.required) result.required.push(argument);
+      result.parameters[location].push(binding(parameter, argument, converter, report));
+    }
+  }
+
+  if (operation.requestBody) {
+    const built = buildBody(operation.requestBody, converter, report);
+    if (built) {
+      const argument = claim("body", "request");
+      result.properties.push([argument, built.schema]);
+      if (built.binding.required) result.required.push(argument);
+      result.body = { ...built.binding, argument };
+    }
+  }
+  return result;
+}
+
+/** Declared parameters, minus path parameters the template lacks, plus placeholders nobody declared. */
+function withPathPlaceholders(operation: ApiOperation, report: (d: Omit<Diagnostic, "file">) => void): ApiParameter[] {
+  const placeholders = new Set([...operation.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
+  const result: ApiParameter[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in === "path" && !placeholders.has(parameter.name)) {
+      report({ severity: "warning", code: "unused-path-parameter", pointer: parameter.pointer, message: `path parameter '${parameter.name}' does not appear in the path ${operation.path}; left out` });
+      continue;
+    }
+    result.push(parameter.in === "path" ? { ...parameter, required: true } : parameter);
+  }
+  for (const name of placeholders) {
+    if (result.some((p) => p.in === "path" && p.name === name)) continue;
+    report({ severity: "warning", code: "undeclared-path-parameter", pointer: operation.pointer, message: `path placeholder {${name}} has no parameter; it is taken as a required string` });
+    result.push({ name, in: "path", required: true, pointer: operation.pointer, schema: { type: "string" }, schemaPointer: operation.pointer });
+  }
+  return result;
+}
+
+function parameterSchema(parameter: ApiParameter, converter: SchemaConverter): JsonSchema {
+  const converted = parameter.schema === undefined ? {} : converter.convert(parameter.schema, { direction: "input", pointer: parameter.schemaPointer });
+  const schema: Record<string, unknown> = typeof converted === "boolean" ? {} : { ...converted };
+  if (parameter.description) schema.description = parameter.description;
+  if (parameter.deprecated) schema.deprecated = true;
+  if (parameter.example !== undefined && schema.examples === undefined) schema.examples = [parameter.example];
+  return schema;
+}
+
+function binding(
+  parameter: ApiParameter,
+  argument: string,
+  converter: SchemaConverter,
+  report: (d: Omit<Diagnostic, "file">) => void,
+): ParameterBinding {
+  const location = parameter.in;
+  let style = DEFAULT_STYLE[location];
+  if (parameter.style !== undefined) {
+    if ((ALLOWED_STYLES[location] as string[]).includes(parameter.style)) style = parameter.style as ParameterStyle;
+    else report({ severity: "warning", code: "invalid-style", pointer: parameter.pointer, message: `style '${parameter.style}' is not allowed for ${location} parameters; '${style}' is used` });
+  }
+  return {
+    name: parameter.name,
+    argument,
+    required: parameter.required,
+    style,
+    explode: parameter.explode ?? style === "form",
+    allowReserved: location === "query" && parameter.allowReserved === true,
+    shape: shapeOf(converter.resolve(parameter.schema)),
+    ...(parameter.contentType ? { contentType: parameter.contentType } : {}),
+  };
+}
+
+export function shapeOf(schema: unknown): ParameterBinding["shape"] {
+  if (!isObject(schema)) return "primitive";
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("array") || (schema.type === undefined && schema.items !== undefined)) return "array";
+  if (types.includes("object") || (schema.type === undefined && (isObject(schema.properties) || isObject(schema.additionalProperties)))) return "object";
+  return "primitive";
+}
+
+function buildBody(
+  requestBody: ApiRequestBody,
+  converter: SchemaConverter,
+  report: (d: Omit<Diagnostic, "file">) => void,
+): { schema: JsonSchema; binding: Omit<RequestBodyBinding, "argument"> } | undefined {
+  const chosen = preferredMediaType(requestBody.content);
+  if (!chosen) return undefined;
+  const kind = bodyKind(chosen.mediaType);
+  const binding: Omit<RequestBodyBinding, "argument"> = { mediaType: chosen.mediaType, kind, required: requestBody.required };
+  let schema: Record<string, unknown>;
+  if (kind === "json") {
+    const converted = chosen.schema === undefined ? {} : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer });
+    schema = typeof converted === "boolean" ? {} : { ...converted };
+  } else if (kind === "form" || kind === "multipart") {
+    const converted = chosen.schema === undefined ? {} : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer, inline: true });
+    schema = typeof converted === "boolean" ? {} : { ...converted };
+    binding.encoding = encodings({ schema, raw: converter.resolve(chosen.schema), chosen, kind, converter });
+  } else if (kind === "text") {
+    schema = { type: "string" };
+  } else {
+    schema = { type: "string", contentEncoding: "base64", contentMediaType: chosen.mediaType, description: "The content, base64-encoded." };
+  }
+  if (requestBody.content.length > 1 && kind !== "json") {
+    report({ severity: "warning", code: "body-media-type", pointer: requestBody.pointer, message: `request body offers ${requestBody.content.map((c) => c.mediaType).join(", ")}; ${chosen.mediaType} is used` });
+  }
+  if (requestBody.description && schema.description === undefined) schema.description = requestBody.description;
+  return { schema, binding };
+}
+
+/** Per-property encodings of a form or multipart body; binary properties of multipart bodies become files. */
+function encodings({
+  schema,
+  raw,
+  chosen,
+  kind,
+  converter,
+}: {
+  schema: Record<string, unknown>;
+  raw: unknown;
+  chosen: { encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean; allowReserved?: boolean }> };
+  kind: "form" | "multipart";
+  converter: SchemaConverter;
+}): Record<string, PropertyEncoding> | undefined {
+  const result: Array<[string, PropertyEncoding]> = [];
+  const rawProperties = isObject(raw) && isObject(raw.properties) ? raw.properties : {};
+  const properties = isObject(schema.properties) ? { ...schema.properties } : {};
+  for (const [name, stated] of Object.entries(chosen.encoding ?? {})) {
+    const encoding: PropertyEncoding = {};
+    if (stated.contentType) encoding.contentType = stated.contentType;
+    if (stated.style && (ALLOWED_STYLES.query as string[]).includes(stated.style)) encoding.style = stated.style as ParameterStyle;
+    if (stated.explode !== undefined) encoding.explode = stated.explode;
+    if (stated.allowReserved !== undefined) encoding.allowReserved = stated.allowReserved;
+    result.push([name, encoding]);
+  }
+  if (kind === "multipart") {
+    for (const [name, property] of Object.entries(rawProperties)) {
+      const target = converter.resolve(property);
+      const single = isBinary(target);
+      const many = !single && isObject(target) && target.type === "array" && isBinary(converter.resolve(target.items));
+      // A property the input direction dropped (readOnly) stays dropped.
+      if ((!single && !many) || !Object.hasOwn(properties, name)) continue;
+      defineOwn(properties, name, many ? { type: "array", items: FILE_SCHEMA } : FILE_SCHEMA);
+      const existing = result.find(([key]) => key === name);
+      if (existing) existing[1].file = true;
+      else result.push([name, { file: true }]);
+    }
+    schema.properties = properties;
+  }
+  for (const [, encoding] of result) {
+    if (encoding.style !== undefined && encoding.explode === undefined) encoding.explode = encoding.style === "form";
+  }
+  return result.length > 0 ? Object.fromEntries(result) : undefined;
+}
+
+function isBinary(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if (schema.type === "file") return true;
+  const stringy = schema.type === "string" || schema.type === undefined;
+  return stringy && (schema.format === "binary" || typeof schema.contentMediaType === "string");
+}
+

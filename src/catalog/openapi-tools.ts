@@ -1,0 +1,143 @@
+// Tools from a version-neutral OpenAPI document: one per operation that passes the filters.
+
+import type { CatalogBuilder } from "./builder.js";
+import { describeTool, inputObject, titleFor } from "./builder.js";
+import type { ApiDocument } from "./document.js";
+import { annotationsFor, sideEffectOf } from "./effects.js";
+import type { FilterSet } from "./filter.js";
+import { buildInputs } from "./inputs.js";
+import { baseToolName } from "./naming.js";
+import { buildOutput } from "./outputs.js";
+import { parseRateLimit } from "./rate-limit.js";
+import { SchemaConverter } from "./schema/convert.js";
+import type { CredentialOverride } from "./security.js";
+import { credentialsFromDocument, normalizeRequirements } from "./security.js";
+import type { Diagnostic, RateLimit } from "./types.js";
+
+export interface OpenApiSource {
+  kind: "openapi";
+  /** Namespace id in a manifest; "" for a single source. */
+  id: string;
+  document: ApiDocument;
+  baseUrl?: string;
+  filters?: FilterSet;
+  auth?: Record<string, CredentialOverride>;
+  rateLimit?: RateLimit;
+}
+
+export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource): void {
+  const { document, id } = source;
+  const file = document.file;
+  builder.diagnostics.push(...document.diagnostics);
+  const credentialId = (name: string): string => (id ? `${id}.${name}` : name);
+  const { credentials, diagnostics } = credentialsFromDocument({
+    schemes: document.securitySchemes,
+    envName: (name) => (id ? `${id}_${name}` : name),
+    ...(source.auth ? { overrides: source.auth } : {}),
+    file,
+  });
+  builder.diagnostics.push(...diagnostics);
+  for (const [name, credential] of Object.entries(credentials)) builder.addCredential(credentialId(name), credential);
+  for (const name of Object.keys(source.auth ?? {})) {
+    if (!Object.hasOwn(credentials, name)) {
+      builder.diagnostics.push({ severity: "error", code: "unknown-auth-scheme", message: `auth names scheme '${name}', which ${file} does not define (it defines: ${Object.keys(credentials).join(", ") || "none"})`, file });
+    }
+  }
+  const credentialParameters = new Set(
+    Object.values(credentials).flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
+  );
+  const converter = new SchemaConverter({
+    root: document.root,
+    dialect: document.dialect,
+    file,
+    keyPrefix: id ? `${id}.` : "",
+    definitions: builder.definitions,
+    diagnostics: builder.diagnostics,
+  });
+  builder.sources.push({
+    id,
+    kind: "openapi",
+    format: document.format,
+    title: document.title,
+    version: document.version,
+    location: file,
+    ...(source.rateLimit ? { rateLimit: source.rateLimit } : {}),
+  });
+
+  let withoutServer = 0;
+  for (const operation of document.operations) {
+    const { method, path } = operation;
+    const choice = baseToolName({ method, path, namespace: id, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) });
+    const filterable = { tags: operation.tags, name: choice.name, path, method, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) };
+    if (!builder.accepts(filterable, source.filters)) continue;
+    const report = (d: Omit<Diagnostic, "file">): void => {
+      builder.diagnostics.push({ ...d, file, tool: choice.name });
+    };
+    if (choice.changes.includes("sanitized")) {
+      report({ severity: "warning", code: "name-sanitized", pointer: `${operation.pointer}/operationId`, message: `operationId '${operation.operationId}' is not a valid tool name; the tool is named '${choice.name}'` });
+    }
+    if (choice.changes.includes("shortened")) {
+      report({ severity: "warning", code: "name-shortened", pointer: operation.pointer, message: `name shortened to 64 characters: '${choice.name}'` });
+    }
+    const inputs = buildInputs({ operation, converter, credentialParameters, report });
+    const output = buildOutput({ responses: operation.responses, converter });
+    let description = describeTool(operation);
+    if (!description) {
+      report({ severity: "warning", code: "missing-description", pointer: operation.pointer, message: `${method} ${path} has no summary or description; the model sees only its name` });
+      description = `${method} ${path}`;
+    }
+    const title = titleFor({ name: choice.name, ...(operation.summary !== undefined ? { summary: operation.summary } : {}) });
+    const serverUrl = source.baseUrl ?? operation.serverUrl;
+    if (!serverUrl) withoutServer++;
+    const security = normalizeRequirements({
+      requirements: operation.security,
+      known: credentials,
+      idOf: credentialId,
+      onUnknown: (name) => report({ severity: "warning", code: "unknown-security-scheme", pointer: operation.pointer, message: `security requirement names scheme '${name}', which is not defined; that alternative is ignored` }),
+    });
+    const rateLimit = operationRateLimit(operation.extensions["x-rate-limit"], operation.pointer, report);
+    builder.addTool(
+      {
+        name: choice.name,
+        title,
+        description,
+        inputSchema: inputObject(inputs.properties, inputs.required),
+        ...(output.schema ? { outputSchema: output.schema } : {}),
+        ...(output.wrapped ? { outputWrapped: true } : {}),
+        annotations: annotationsFor({ method, title }),
+        effect: sideEffectOf(method),
+        operation: {
+          method,
+          serverUrl,
+          path,
+          parameters: inputs.parameters,
+          ...(inputs.body ? { body: inputs.body } : {}),
+          accept: output.accept,
+          security,
+          ...(rateLimit ? { rateLimit } : {}),
+        },
+        source: id,
+        origin: { file, pointer: operation.pointer, tags: operation.tags, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) },
+      },
+      `${method} ${path}`,
+    );
+  }
+  if (withoutServer > 0) {
+    builder.diagnostics.push({
+      severity: "warning",
+      code: "no-server-url",
+      message: `${file} names no absolute server URL for ${withoutServer} operation(s); give one with --base-url${id ? ` (or baseUrl for source '${id}')` : ""}`,
+      file,
+    });
+  }
+}
+
+function operationRateLimit(value: unknown, pointer: string, report: (d: Omit<Diagnostic, "file">) => void): RateLimit | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseRateLimit(value);
+  if ("problem" in parsed) {
+    report({ severity: "warning", code: "invalid-rate-limit", pointer: `${pointer}/x-rate-limit`, message: `x-rate-limit ignored: ${parsed.problem}` });
+    return undefined;
+  }
+  return parsed;
+}

@@ -1,0 +1,41 @@
+// A tool's output schema comes from its first success response with JSON content. MCP wants an object at the
+// top (`structuredContent` is an object), so anything else is wrapped as `{ result: … }`.
+
+import type { ApiResponse } from "./document.js";
+import { isJsonMediaType } from "./media-type.js";
+import type { SchemaConverter } from "./schema/convert.js";
+import type { JsonObjectSchema, JsonSchema } from "./types.js";
+
+export const WRAPPED_RESULT_KEY = "result";
+
+/** Success statuses in the order they are chosen: exact codes ascending, then `2XX`. */
+function successResponses(responses: ApiResponse[]): ApiResponse[] {
+  const exact = responses.filter((r) => /^2\d\d$/.test(r.status)).sort((a, b) => Number(a.status) - Number(b.status));
+  const ranged = responses.filter((r) => r.status.toUpperCase() === "2XX");
+  return [...exact, ...ranged];
+}
+
+export function buildOutput({ responses, converter }: { responses: ApiResponse[]; converter: SchemaConverter }): {
+  schema?: JsonObjectSchema;
+  wrapped?: boolean;
+  accept: string[];
+} {
+  const success = successResponses(responses);
+  const accept = [...new Set(success.flatMap((r) => r.content.map((c) => c.mediaType)))];
+  for (const response of success) {
+    const json = response.content.find((c) => isJsonMediaType(c.mediaType) && c.schema !== undefined);
+    if (!json) continue;
+    const converted = converter.convert(json.schema, { direction: "output", pointer: json.schemaPointer, inline: true });
+    return { ...asObjectSchema(converted), accept };
+  }
+  return { accept };
+}
+
+/** The schema itself when it is an object schema, else an object holding it under `result`. */
+export function asObjectSchema(schema: JsonSchema): { schema: JsonObjectSchema; wrapped?: boolean } {
+  if (typeof schema === "object" && schema.type === "object") return { schema: schema as JsonObjectSchema };
+  return {
+    schema: { type: "object", properties: { [WRAPPED_RESULT_KEY]: schema }, required: [WRAPPED_RESULT_KEY] },
+    wrapped: true,
+  };
+}

@@ -1,0 +1,155 @@
+// Security schemes become a small union of credential kinds, each naming the environment variables its values
+// come from: API_KEY_<SCHEME>, BEARER_TOKEN_<SCHEME>, BASIC_USERNAME_/BASIC_PASSWORD_<SCHEME>,
+// OAUTH_CLIENT_ID_/OAUTH_CLIENT_SECRET_<SCHEME>, unless a definition or manifest names others.
+
+import type { ApiSecurityScheme } from "./document.js";
+import { defineOwn } from "./own.js";
+import type { CredentialScheme, Diagnostic, SecurityRequirement, ValueSource } from "./types.js";
+
+/** Values a manifest or settings file gives for a scheme, replacing the convention's variables. */
+export interface CredentialOverride {
+  value?: ValueSource;
+  username?: ValueSource;
+  password?: ValueSource;
+  clientId?: ValueSource;
+  clientSecret?: ValueSource;
+  tokenUrl?: string;
+  scopes?: string[];
+}
+
+/** `petstore-auth` → `PETSTORE_AUTH`. */
+export function envSuffix(schemeName: string): string {
+  return schemeName.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+}
+
+export function credentialsFromDocument({
+  schemes,
+  envName,
+  overrides = {},
+  file,
+}: {
+  schemes: Record<string, ApiSecurityScheme>;
+  /** The scheme name the convention's variables are built from (prefixed by the source id in a manifest). */
+  envName: (schemeName: string) => string;
+  overrides?: Record<string, CredentialOverride>;
+  file: string;
+}): { credentials: Record<string, CredentialScheme>; diagnostics: Diagnostic[] } {
+  const credentials: Record<string, CredentialScheme> = {};
+  const diagnostics: Diagnostic[] = [];
+  for (const [name, scheme] of Object.entries(schemes)) {
+    const suffix = envSuffix(envName(name));
+    const env = (prefix: string): ValueSource => ({ env: `${prefix}_${suffix}` });
+    const override = overrides[name] ?? {};
+    const base = { name, ...(scheme.description ? { description: scheme.description } : {}) };
+    let credential: CredentialScheme;
+    switch (scheme.type) {
+      case "apiKey":
+        credential = { ...base, type: "apiKey", in: scheme.in, parameter: scheme.name, value: override.value ?? env("API_KEY") };
+        break;
+      case "http":
+        if (scheme.scheme.toLowerCase() === "bearer") {
+          credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
+        } else if (scheme.scheme.toLowerCase() === "basic") {
+          credential = {
+            ...base,
+            type: "basic",
+            username: override.username ?? env("BASIC_USERNAME"),
+            password: override.password ?? env("BASIC_PASSWORD"),
+          };
+        } else {
+          credential = { ...base, type: "unsupported", reason: `HTTP authentication scheme '${scheme.scheme}' is not supported` };
+        }
+        break;
+      case "oauth2": {
+        const flow = scheme.clientCredentials;
+        const tokenUrl = override.tokenUrl ?? flow?.tokenUrl;
+        if (tokenUrl) {
+          credential = {
+            ...base,
+            type: "oauth2",
+            tokenUrl,
+            scopes: override.scopes ?? flow?.scopes ?? [],
+            clientId: override.clientId ?? env("OAUTH_CLIENT_ID"),
+            clientSecret: override.clientSecret ?? env("OAUTH_CLIENT_SECRET"),
+          };
+        } else {
+          credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
+          diagnostics.push({
+            severity: "warning",
+            code: "token-from-environment",
+            message: `security scheme '${name}' uses OAuth 2.0 ${scheme.flows.join("/") || "flows"} that need a person to sign in; an access token obtained elsewhere is read from ${describeSource(credential.token)}`,
+            file,
+          });
+        }
+        break;
+      }
+      case "openIdConnect":
+        credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
+        diagnostics.push({
+          severity: "warning",
+          code: "token-from-environment",
+          message: `security scheme '${name}' is OpenID Connect; an access token obtained elsewhere is read from ${describeSource(credential.token)}`,
+          file,
+        });
+        break;
+      default:
+        credential = { ...base, type: "unsupported", reason: scheme.reason };
+    }
+    if (credential.type === "unsupported") {
+      diagnostics.push({ severity: "warning", code: "unsupported-security", message: `security scheme '${name}': ${credential.reason}; calls that need it cannot be authenticated`, file });
+    }
+    defineOwn(credentials, name, credential);
+  }
+  return { credentials, diagnostics };
+}
+
+/** Requirement objects (OR of ANDs) as scheme ids; alternatives naming an undefined scheme are dropped. */
+export function normalizeRequirements({
+  requirements,
+  known,
+  idOf,
+  onUnknown,
+}: {
+  requirements: Array<Record<string, string[]>>;
+  known: Record<string, CredentialScheme>;
+  idOf: (schemeName: string) => string;
+  onUnknown: (schemeName: string) => void;
+}): SecurityRequirement[] {
+  const result: SecurityRequirement[] = [];
+  for (const requirement of requirements) {
+    const names = Object.keys(requirement);
+    const unknown = names.filter((name) => !Object.hasOwn(known, name));
+    if (unknown.length > 0) {
+      for (const name of unknown) onUnknown(name);
+      continue;
+    }
+    result.push({
+      schemes: names.map((name) => ({ id: idOf(name), scopes: Array.isArray(requirement[name]) ? requirement[name] : [] })),
+    });
+  }
+  return result;
+}
+
+export function describeSource(source: ValueSource): string {
+  return "env" in source ? `$${source.env}` : "a literal value";
+}
+
+/** Every environment variable a credential reads. */
+export function credentialVariables(credential: CredentialScheme): string[] {
+  const sources: ValueSource[] = [];
+  switch (credential.type) {
+    case "apiKey":
+      sources.push(credential.value);
+      break;
+    case "bearer":
+      sources.push(credential.token);
+      break;
+    case "basic":
+      sources.push(credential.username, credential.password);
+      break;
+    case "oauth2":
+      sources.push(credential.clientId, credential.clientSecret);
+      break;
+  }
+  return sources.flatMap((source) => ("env" in source ? [source.env] : []));
+}

@@ -1,0 +1,132 @@
+// External `$ref`s. By default only files beside a local spec (in its directory or below) are read; a spec
+// fetched from a URL never reads local files, and no URL is fetched unless the user allows its prefix. Left to
+// itself, swagger-parser would inline `/etc/passwd` or a cloud metadata URL into a tool description.
+
+import { realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path";
+import { UserError } from "../catalog/errors.js";
+import { isObject, joinPointer } from "../catalog/pointer.js";
+import { isAllowedScheme, isUrl } from "../catalog/url.js";
+import { parseText } from "./parse.js";
+import type { SourceText } from "./read.js";
+import { readSource } from "./read.js";
+
+export interface RefPolicy {
+  /** Directories files may be read from (the spec's own, plus any the user allowed). */
+  directories: string[];
+  /** URL prefixes that may be fetched. */
+  urlPrefixes: string[];
+  allowInsecureHttp: boolean;
+}
+
+export function refPolicy({ source, allowRefs = [], allowInsecureHttp = false }: { source: SourceText; allowRefs?: string[]; allowInsecureHttp?: boolean }): RefPolicy {
+  const urlPrefixes = allowRefs.filter((entry) => isUrl(entry));
+  // A spec fetched from a URL never reads local files, whatever else is allowed.
+  const directories = source.remote ? [] : [dirname(source.location), ...allowRefs.filter((entry) => !isUrl(entry)).map((dir) => resolvePath(dir))];
+  return { directories, urlPrefixes, allowInsecureHttp };
+}
+
+// Cheap test on the text before walking a 50 MB document: is any `$ref` not local ("#…")?
+const MAYBE_EXTERNAL = /\$ref["']?\s*:\s*(?!["']?#)/;
+
+export async function bundleExternalRefs({ value, source, policy }: { value: unknown; source: SourceText; policy: RefPolicy }): Promise<unknown> {
+  if (!MAYBE_EXTERNAL.test(source.text)) return value;
+  const external = findExternalRefs(value);
+  if (external.length === 0) return value;
+  const refused: string[] = [];
+  for (const { ref, pointer } of external) {
+    const problem = checkTarget(resolveTarget(ref, source.location), policy);
+    if (problem) refused.push(`  #${pointer}: $ref '${ref}' ${problem}`);
+  }
+  if (refused.length > 0) {
+    throw new UserError({
+      code: "E_REF_NOT_ALLOWED",
+      message: `${source.display}: external references that are not allowed:\n${refused.slice(0, 10).join("\n")}${refused.length > 10 ? `\n  … and ${refused.length - 10} more` : ""}\n${allowRule(source)}`,
+    });
+  }
+  const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
+  try {
+    return await SwaggerParser.bundle(source.location, value as never, {
+      resolve: {
+        file: false,
+        http: false,
+        guarded: { order: 1, canRead: true, read: (file: { url: string }) => readGuarded(file.url, policy) },
+      },
+      parse: {
+        json: false,
+        yaml: false,
+        text: false,
+        binary: false,
+        document: { order: 1, canParse: true, parse: (file: { url: string; data: Buffer | string }) => parseText({ text: file.data.toString(), file: file.url }).value },
+      },
+    } as never);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError({ code: "E_REF", message: `${source.display}: an external $ref could not be resolved: ${(error as Error).message}` });
+  }
+}
+
+function findExternalRefs(root: unknown): Array<{ ref: string; pointer: string }> {
+  const found: Array<{ ref: string; pointer: string }> = [];
+  const stack: Array<{ value: unknown; pointer: string }> = [{ value: root, pointer: "" }];
+  while (stack.length > 0) {
+    const { value, pointer } = stack.pop()!;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push({ value: item, pointer: joinPointer(pointer, i) }));
+    } else if (isObject(value)) {
+      if (typeof value.$ref === "string" && !value.$ref.startsWith("#")) found.push({ ref: value.$ref, pointer });
+      for (const [key, item] of Object.entries(value)) if (item !== null && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });
+    }
+  }
+  return found.sort((a, b) => (a.pointer < b.pointer ? -1 : 1));
+}
+
+function resolveTarget(ref: string, base: string): string {
+  const withoutFragment = ref.split("#", 1)[0]!;
+  if (isUrl(withoutFragment)) return withoutFragment;
+  if (isUrl(base)) return new URL(withoutFragment, base).href;
+  return resolvePath(dirname(base), decodeURIComponent(withoutFragment));
+}
+
+/** Why a target may not be read, or undefined when it may. */
+function checkTarget(target: string, policy: RefPolicy): string | undefined {
+  if (isUrl(target)) {
+    const url = new URL(target);
+    if (url.protocol === "file:") return "is a file: URL; files are read only as relative paths";
+    if (!isAllowedScheme(url, policy.allowInsecureHttp)) return "is not https";
+    if (!policy.urlPrefixes.some((prefix) => target.startsWith(prefix))) return "is a URL; URLs are fetched only under prefixes given with --allow-ref";
+    return undefined;
+  }
+  if (policy.directories.length === 0) return "is a local file, and a spec fetched from a URL never reads local files";
+  let real: string;
+  try {
+    real = realpathSync(target);
+  } catch {
+    return `names ${target}, which does not exist`;
+  }
+  const inside = policy.directories.some((dir) => {
+    let realDir: string;
+    try {
+      realDir = realpathSync(dir);
+    } catch {
+      return false;
+    }
+    const rel = relative(realDir, real);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  });
+  return inside ? undefined : "is outside the spec's directory";
+}
+
+async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
+  const problem = checkTarget(target, policy);
+  if (problem) throw new UserError({ code: "E_REF_NOT_ALLOWED", message: `$ref to '${target}' ${problem}` });
+  if (isUrl(target)) return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).text;
+  return readFile(target, "utf8");
+}
+
+function allowRule(source: SourceText): string {
+  return source.remote
+    ? "A spec fetched from a URL resolves no external $ref unless its URL prefix is allowed with --allow-ref <url-prefix>."
+    : "Only files in the spec's directory (or below) are resolved; allow more with --allow-ref <dir|url-prefix>.";
+}

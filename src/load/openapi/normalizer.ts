@@ -1,0 +1,108 @@
+// What the version normalizers share: following `$ref`s to components with a diagnostic when they lead
+// nowhere, server URLs, and small readers for loosely typed document fields.
+
+import type { ApiSecurityScheme } from "../../catalog/document.js";
+import { isObject, localRefPointer, resolvePointer } from "../../catalog/pointer.js";
+import type { Diagnostic, HttpMethod } from "../../catalog/types.js";
+import { isUrl } from "../../catalog/url.js";
+
+/** Operation keys of a path item, in the order tools are listed. */
+export const METHOD_KEYS: Array<[string, HttpMethod]> = [
+  ["get", "GET"],
+  ["put", "PUT"],
+  ["post", "POST"],
+  ["delete", "DELETE"],
+  ["options", "OPTIONS"],
+  ["head", "HEAD"],
+  ["patch", "PATCH"],
+  ["trace", "TRACE"],
+];
+
+export class Normalizer {
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(
+    readonly root: Record<string, unknown>,
+    readonly file: string,
+    /** Where the document came from: relative server and token URLs resolve against it when it is a URL. */
+    readonly location: string,
+  ) {}
+
+  // Operations share components (GitHub's 1,200 operations use a few dozen parameters and responses).
+  private readonly resolved = new Map<string, unknown>();
+
+  /** The object `value` is or refers to, with its real pointer; undefined (and an error) if it leads nowhere. */
+  deref(value: unknown, pointer: string): { value: Record<string, unknown>; pointer: string } | undefined {
+    let current = value;
+    let at = pointer;
+    for (let hops = 0; isObject(current) && typeof current.$ref === "string"; hops++) {
+      const target = localRefPointer(current.$ref);
+      const resolved = target === undefined ? undefined : this.resolve(target);
+      if (target === undefined || resolved === undefined || hops > 32) {
+        this.error("unresolved-ref", `${at}/$ref`, `$ref '${current.$ref}' does not resolve: nothing is at that place in the document`);
+        return undefined;
+      }
+      current = resolved;
+      at = target;
+    }
+    if (!isObject(current)) {
+      this.warn("invalid-object", at, `expected an object here, found ${JSON.stringify(current)?.slice(0, 40)}; ignored`);
+      return undefined;
+    }
+    return { value: current, pointer: at };
+  }
+
+  private resolve(pointer: string): unknown {
+    if (this.resolved.has(pointer)) return this.resolved.get(pointer);
+    const value = resolvePointer(this.root, pointer);
+    this.resolved.set(pointer, value);
+    return value;
+  }
+
+  warn(code: string, pointer: string, message: string): void {
+    this.diagnostics.push({ severity: "warning", code, message, file: this.file, pointer });
+  }
+
+  error(code: string, pointer: string, message: string): void {
+    this.diagnostics.push({ severity: "error", code, message, file: this.file, pointer });
+  }
+
+  /** An absolute URL for a server or token URL; "" when it is relative and the document is a local file. */
+  absoluteUrl(url: string): string {
+    if (isUrl(url)) return url;
+    if (isUrl(this.location)) {
+      try {
+        return new URL(url, this.location).href;
+      } catch {
+        return "";
+      }
+    }
+    return "";
+  }
+}
+
+export function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim().length > 0 ? value : undefined;
+}
+
+export function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+export function extensions(object: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => key.startsWith("x-")));
+}
+
+/** Security requirements: a list of objects mapping scheme names to scope lists; anything else is dropped. */
+export function requirements(value: unknown): Array<Record<string, string[]>> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter(isObject).map((requirement) => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, stringList(scopes)])));
+}
+
+export function trimTrailingSlash(url: string): string {
+  return url.length > 1 ? url.replace(/\/+$/, "") : url;
+}
+
+export function unsupportedScheme(reason: string, description?: string): ApiSecurityScheme {
+  return { type: "unsupported", reason, ...(description ? { description } : {}) };
+}
