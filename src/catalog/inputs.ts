@@ -230,7 +230,7 @@ function encodings({
   return result.length > 0 ? Object.fromEntries(result) : undefined;
 }
 
-function isBinary(schema: unknown): boolean {
+export function isBinary(schema: unknown): boolean {
   if (!isObject(schema)) return false;
   if (schema.type === "file") return true;
   const stringy = schema.type === "string" || schema.type === undefined;

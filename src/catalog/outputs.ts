@@ -34,8 +34,9 @@ export function buildOutput({ responses, converter }: { responses: ApiResponse[]
 /** The schema itself when it is an object schema, else an object holding it under `result`. */
 export function asObjectSchema(schema: JsonSchema): { schema: JsonObjectSchema; wrapped?: boolean } {
   if (typeof schema === "object" && schema.type === "object") return { schema: schema as JsonObjectSchema };
+  const result = schema === true ? {} : schema === false ? { not: {} } : schema;
   return {
-    schema: { type: "object", properties: { [WRAPPED_RESULT_KEY]: schema }, required: [WRAPPED_RESULT_KEY] },
+    schema: { type: "object", properties: { [WRAPPED_RESULT_KEY]: result }, required: [WRAPPED_RESULT_KEY] },
     wrapped: true,
   };
 }

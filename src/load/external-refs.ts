@@ -73,7 +73,7 @@ function findExternalRefs(root: unknown): Array<{ ref: string; pointer: string }
   while (stack.length > 0) {
     const { value, pointer } = stack.pop()!;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push({ value: item, pointer: joinPointer(pointer, i) }));
+      for (const [i, item] of value.entries()) stack.push({ value: item, pointer: joinPointer(pointer, i) });
     } else if (isObject(value)) {
       if (typeof value.$ref === "string" && !value.$ref.startsWith("#")) found.push({ ref: value.$ref, pointer });
       for (const [key, item] of Object.entries(value)) if (item !== null && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });

@@ -41,11 +41,15 @@ export class DefinitionIndex {
 
   /** Bytes of `JSON.stringify(selfContained(schema))` in UTF-8, from cached sizes of the definitions. */
   bytes(schema: JsonSchema): number {
-    const own = utf8Bytes(JSON.stringify(schema));
+    return utf8Bytes(JSON.stringify(schema)) + this.defsBytes(schema);
+  }
+
+  /** The bytes `selfContained` adds to `schema`: its `$defs` member. */
+  defsBytes(schema: JsonSchema): number {
     const keys = this.closure(schema);
-    if (keys.length === 0) return own;
+    if (keys.length === 0) return 0;
     // `,"$defs":{` … `}` around `"key":<definition>` entries separated by commas.
-    let total = own + 10 + (keys.length - 1);
+    let total = 10 + (keys.length - 1);
     for (const key of keys) total += utf8Bytes(JSON.stringify(key)) + 1 + this.definitionBytes(key);
     return total;
   }
@@ -94,6 +98,6 @@ export function refsIn(schema: JsonSchema): string[] {
   return [...found];
 }
 
-function utf8Bytes(text: string): number {
+export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }

@@ -242,7 +242,9 @@ export class SchemaConverter {
         removed.add(name);
         continue;
       }
-      setOwn(out, name, this.child(schema, direction, "properties", name));
+      const converted = this.child(schema, direction, "properties", name);
+      // Boolean schemas are valid 2020-12, but MCP clients check that every property schema is an object.
+      setOwn(out, name, converted === true ? {} : converted === false ? { not: {} } : converted);
     }
     return out;
   }

@@ -77,11 +77,11 @@ export function forEachSubschema(
   for (const keyword of SINGLE_SCHEMA_KEYWORDS) {
     const value = schema[keyword];
     if (isObject(value)) visit(value, keyword);
-    else if (keyword === "items" && Array.isArray(value)) value.forEach((item, i) => visit(item, keyword, String(i)));
+    else if (keyword === "items" && Array.isArray(value)) for (const [i, item] of value.entries()) visit(item, keyword, String(i));
   }
   for (const keyword of SCHEMA_ARRAY_KEYWORDS) {
     const value = schema[keyword];
-    if (Array.isArray(value)) value.forEach((item, i) => visit(item, keyword, String(i)));
+    if (Array.isArray(value)) for (const [i, item] of value.entries()) visit(item, keyword, String(i));
   }
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const value = schema[keyword];

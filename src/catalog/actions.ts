@@ -1,0 +1,262 @@
+// Tools from a custom action definition (already validated against schemas/action-definition.schema.json).
+// Arguments are placed by name: `{braces}` in the path, then `in:` overrides, then the query for reading methods
+// and a body built from the remaining arguments for the others.
+
+import type { CatalogBuilder } from "./builder.js";
+import { describeTool, titleFor } from "./builder.js";
+import { annotationsFor, sideEffectOf } from "./effects.js";
+import type { FilterSet } from "./filter.js";
+import { FILE_SCHEMA, isBinary, shapeOf } from "./inputs.js";
+import { bodyKind } from "./media-type.js";
+import { baseToolName } from "./naming.js";
+import { setOwn } from "./own.js";
+import { asObjectSchema } from "./outputs.js";
+import { isObject } from "./pointer.js";
+import { SchemaConverter } from "./schema/convert.js";
+import type { CredentialOverride } from "./security.js";
+import type {
+  CredentialScheme,
+  Diagnostic,
+  HttpMethod,
+  JsonObjectSchema,
+  ParameterBinding,
+  ParameterLocation,
+  PropertyEncoding,
+  RateLimit,
+  RequestBodyBinding,
+  SecurityRequirement,
+  ValueSource,
+} from "./types.js";
+
+export type ActionAuth =
+  | { type: "none" }
+  | { type: "apiKey"; in: "header" | "query" | "cookie"; name: string; value: string }
+  | { type: "bearer"; token: string }
+  | { type: "basic"; username: string; password: string }
+  | { type: "oauth2"; tokenUrl: string; clientId: string; clientSecret: string; scopes?: string[] };
+
+export interface ActionSpec {
+  name: string;
+  title?: string;
+  description?: string;
+  tags?: string[];
+  method: string;
+  path: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown> | boolean;
+  in?: Record<string, ParameterLocation | "body">;
+  contentType?: string;
+  headers?: Record<string, string>;
+  rateLimit?: RateLimit;
+  approval?: boolean;
+}
+
+export interface ActionDefinition {
+  name: string;
+  description?: string;
+  version?: string | number;
+  baseUrl: string;
+  auth?: ActionAuth;
+  headers?: Record<string, string>;
+  rateLimit?: RateLimit;
+  schemas?: Record<string, unknown>;
+  actions: ActionSpec[];
+}
+
+export interface ActionSource {
+  kind: "actions";
+  id: string;
+  file: string;
+  definition: ActionDefinition;
+  baseUrl?: string;
+  filters?: FilterSet;
+  auth?: Record<string, CredentialOverride>;
+  rateLimit?: RateLimit;
+}
+
+const QUERY_METHODS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
+const VARIABLE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** `${VAR}` → `{ env: "VAR" }`; anything else is a literal (allowed only where the schema allows it). */
+export function valueSource(text: string): ValueSource {
+  const match = VARIABLE.exec(text);
+  return match ? { env: match[1]! } : { value: text };
+}
+
+export function addActionSource(builder: CatalogBuilder, source: ActionSource): void {
+  const { definition, id, file } = source;
+  const credentialId = id ? `${id}.${definition.name}` : definition.name;
+  const credential = credentialFor(definition, source.auth?.[definition.name]);
+  if (credential) builder.addCredential(credentialId, credential);
+  const security: SecurityRequirement[] = credential ? [{ schemes: [{ id: credentialId, scopes: credential.type === "oauth2" ? credential.scopes : [] }] }] : [];
+  const converter = new SchemaConverter({
+    root: definition,
+    dialect: "jsonschema",
+    file,
+    keyPrefix: id ? `${id}.` : "",
+    definitions: builder.definitions,
+    diagnostics: builder.diagnostics,
+  });
+  builder.sources.push({
+    id,
+    kind: "actions",
+    format: "action definition",
+    title: definition.description ?? definition.name,
+    version: definition.version === undefined ? "" : String(definition.version),
+    location: file,
+    ...((source.rateLimit ?? definition.rateLimit) ? { rateLimit: (source.rateLimit ?? definition.rateLimit)! } : {}),
+  });
+
+  definition.actions.forEach((action, index) => {
+    const pointer = `/actions/${index}`;
+    const method = action.method.toUpperCase() as HttpMethod;
+    const choice = baseToolName({ operationId: action.name, method, path: action.path, namespace: id });
+    const tags = action.tags ?? [];
+    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return;
+    const report = (d: Omit<Diagnostic, "file">): void => {
+      builder.diagnostics.push({ ...d, file, tool: choice.name });
+    };
+    const inputs = placeArguments({ action, method, pointer, converter, report });
+    const output = action.outputSchema === undefined ? undefined : asObjectSchema(converter.convert(action.outputSchema, { direction: "output", pointer: `${pointer}/outputSchema`, inline: true }));
+    let description = describeTool({ ...(action.description !== undefined ? { description: action.description } : {}) });
+    if (!description) {
+      report({ severity: "warning", code: "missing-description", pointer, message: `action '${action.name}' has no description; the model sees only its name` });
+      description = `${method} ${action.path}`;
+    }
+    const title = action.title ?? titleFor({ name: choice.name });
+    const headers = { ...definition.headers, ...action.headers };
+    builder.addTool(
+      {
+        name: choice.name,
+        title,
+        description,
+        inputSchema: inputs.schema,
+        ...(output ? { outputSchema: output.schema } : {}),
+        ...(output?.wrapped ? { outputWrapped: true } : {}),
+        annotations: annotationsFor({ method, title }),
+        effect: sideEffectOf(method),
+        ...(action.approval ? { approval: true } : {}),
+        operation: {
+          method,
+          serverUrl: source.baseUrl ?? definition.baseUrl.replace(/\/+$/, ""),
+          path: action.path,
+          parameters: inputs.parameters,
+          ...(inputs.body ? { body: inputs.body } : {}),
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          accept: output ? ["application/json"] : [],
+          security,
+          ...(action.rateLimit ? { rateLimit: action.rateLimit } : {}),
+        },
+        source: id,
+        origin: { file, pointer, operationId: action.name, tags },
+      },
+      `${method} ${action.path}`,
+    );
+  });
+}
+
+function credentialFor(definition: ActionDefinition, override: CredentialOverride | undefined): CredentialScheme | undefined {
+  const auth = definition.auth;
+  if (!auth || auth.type === "none") return undefined;
+  const name = definition.name;
+  switch (auth.type) {
+    case "apiKey":
+      return { name, type: "apiKey", in: auth.in, parameter: auth.name, value: override?.value ?? valueSource(auth.value) };
+    case "bearer":
+      return { name, type: "bearer", token: override?.value ?? valueSource(auth.token) };
+    case "basic":
+      return { name, type: "basic", username: override?.username ?? valueSource(auth.username), password: override?.password ?? valueSource(auth.password) };
+    case "oauth2":
+      return {
+        name,
+        type: "oauth2",
+        tokenUrl: override?.tokenUrl ?? auth.tokenUrl,
+        scopes: override?.scopes ?? auth.scopes ?? [],
+        clientId: override?.clientId ?? valueSource(auth.clientId),
+        clientSecret: override?.clientSecret ?? valueSource(auth.clientSecret),
+      };
+  }
+}
+
+function placeArguments({
+  action,
+  method,
+  pointer,
+  converter,
+  report,
+}: {
+  action: ActionSpec;
+  method: HttpMethod;
+  pointer: string;
+  converter: SchemaConverter;
+  report: (d: Omit<Diagnostic, "file">) => void;
+}): { schema: JsonObjectSchema; parameters: Record<ParameterLocation, ParameterBinding[]>; body?: RequestBodyBinding } {
+  const rawInput = action.inputSchema ?? { type: "object", properties: {} };
+  const converted = converter.convert(rawInput, { direction: "input", pointer: `${pointer}/inputSchema`, inline: true });
+  const schema: Record<string, unknown> = typeof converted === "object" ? { ...converted } : {};
+  if (schema.type !== undefined && schema.type !== "object") {
+    report({ severity: "error", code: "input-not-object", pointer: `${pointer}/inputSchema`, message: `inputSchema must describe an object (found type ${JSON.stringify(schema.type)})` });
+  }
+  schema.type = "object";
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  schema.properties = properties;
+  // Arguments nobody declared would be dropped silently; refuse them instead, as OpenAPI tools do.
+  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const rawResolved = converter.resolve(rawInput);
+  const rawProperties = isObject(rawResolved) && isObject(rawResolved.properties) ? rawResolved.properties : {};
+
+  const placeholders = new Set([...action.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
+  for (const name of placeholders) {
+    if (!Object.hasOwn(properties, name)) {
+      report({ severity: "error", code: "undeclared-path-parameter", pointer: `${pointer}/path`, message: `path placeholder {${name}} has no property in inputSchema` });
+    } else if (!required.has(name)) {
+      required.add(name); // a path cannot be built without it
+    }
+  }
+  for (const name of Object.keys(action.in ?? {})) {
+    if (!Object.hasOwn(properties, name)) report({ severity: "warning", code: "unknown-argument", pointer: `${pointer}/in/${name}`, message: `'in' places '${name}', which inputSchema does not declare` });
+  }
+
+  const parameters: Record<ParameterLocation, ParameterBinding[]> = { path: [], query: [], header: [], cookie: [] };
+  const bodyFields: string[] = [];
+  for (const name of Object.keys(properties)) {
+    const location = action.in?.[name] ?? (placeholders.has(name) ? "path" : QUERY_METHODS.has(method) ? "query" : "body");
+    if (location === "body") {
+      bodyFields.push(name);
+      continue;
+    }
+    const style = location === "query" || location === "cookie" ? "form" : "simple";
+    parameters[location].push({
+      name,
+      argument: name,
+      required: location === "path" || required.has(name),
+      style,
+      explode: style === "form",
+      allowReserved: false,
+      shape: shapeOf(converter.resolve(rawProperties[name])),
+    });
+  }
+  if (required.size > 0) schema.required = [...required];
+
+  let body: RequestBodyBinding | undefined;
+  if (bodyFields.length > 0) {
+    const mediaType = action.contentType ?? "application/json";
+    const encoding: Record<string, PropertyEncoding> = {};
+    if (bodyKind(mediaType) === "multipart") {
+      for (const name of bodyFields) {
+        if (!isBinary(converter.resolve(rawProperties[name]))) continue;
+        setOwn(properties, name, FILE_SCHEMA);
+        encoding[name] = { file: true };
+      }
+    }
+    body = {
+      mediaType,
+      kind: bodyKind(mediaType),
+      required: bodyFields.some((name) => required.has(name)),
+      fields: bodyFields,
+      ...(Object.keys(encoding).length > 0 ? { encoding } : {}),
+    };
+  }
+  return { schema: schema as JsonObjectSchema, parameters, ...(body ? { body } : {}) };
+}

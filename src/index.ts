@@ -1,0 +1,16 @@
+// The public library API: everything the CLI does is reachable from here.
+
+export type { ActionDefinition } from "./catalog/actions.js";
+export type { ApiDocument } from "./catalog/document.js";
+export { isUserError, OpenApiMcpError, UserError } from "./catalog/errors.js";
+export { globToRegExp, parseFilter } from "./catalog/filter.js";
+export type { ListedTool } from "./catalog/listing.js";
+export { approximateTokens, Listing } from "./catalog/listing.js";
+export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_PATTERN } from "./catalog/naming.js";
+export { DefinitionIndex } from "./catalog/schema/closure.js";
+export type * from "./catalog/types.js";
+export type { InspectReport, ToolSummary } from "./inspect/report.js";
+export { inspectCatalog } from "./inspect/report.js";
+export { renderReport } from "./inspect/render.js";
+export type { LoadOptions } from "./load/index.js";
+export { detectKind, loadCatalog } from "./load/index.js";

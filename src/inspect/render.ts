@@ -1,0 +1,61 @@
+// The human-readable form of an inspect report: a table of tools, the totals, credentials and diagnostics.
+
+import { formatPlace } from "../catalog/errors.js";
+import type { Diagnostic } from "../catalog/types.js";
+import type { InspectReport } from "./report.js";
+
+const SAME_KIND_SHOWN = 3;
+
+export function renderReport(report: InspectReport, { tools = true }: { tools?: boolean } = {}): string {
+  const lines: string[] = [];
+  for (const source of report.sources) {
+    const id = source.id ? `[${source.id}] ` : "";
+    lines.push(`${id}${source.title}${source.version ? ` ${source.version}` : ""} (${source.format}, ${source.location})`);
+  }
+  if (tools && report.tools.length > 0) {
+    lines.push("");
+    const rows = report.tools.map((t) => [t.name, t.method, t.path, t.approval ? `${t.effect}, approval` : t.effect, number(t.tokens)]);
+    lines.push(...table(["TOOL", "METHOD", "PATH", "CLASS", "TOKENS"], rows, [4]));
+  }
+  lines.push("");
+  lines.push(`${number(report.totals.tools)} tool${report.totals.tools === 1 ? "" : "s"} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`);
+  if (report.credentials.length > 0) {
+    lines.push("", "Credentials:");
+    for (const c of report.credentials) {
+      const from = c.variables.length > 0 ? ` ← ${c.variables.map((v) => `$${v}`).join(", ")}` : "";
+      lines.push(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${c.usedBy === 1 ? "" : "s"})`);
+    }
+  }
+  lines.push(...diagnostics("Errors", report.errors), ...diagnostics("Warnings", report.warnings));
+  return `${lines.join("\n")}\n`;
+}
+
+/** Diagnostics grouped by code; a code seen many times shows a few examples and a count. */
+export function diagnostics(heading: string, list: Diagnostic[]): string[] {
+  if (list.length === 0) return [];
+  const lines = ["", `${heading} (${list.length}):`];
+  const byCode = new Map<string, Diagnostic[]>();
+  for (const d of list) byCode.set(d.code, [...(byCode.get(d.code) ?? []), d]);
+  for (const [code, group] of byCode) {
+    for (const d of group.slice(0, group.length > SAME_KIND_SHOWN + 1 ? SAME_KIND_SHOWN : group.length)) lines.push(`  ${describe(d)}`);
+    if (group.length > SAME_KIND_SHOWN + 1) lines.push(`  … and ${group.length - SAME_KIND_SHOWN} more like these (${code})`);
+  }
+  return lines;
+}
+
+export function describe(d: Diagnostic): string {
+  const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });
+  const tool = d.tool ? `[${d.tool}] ` : "";
+  return `${tool}${d.message}${place ? ` (${place})` : ""}`;
+}
+
+function number(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+function table(header: string[], rows: string[][], rightAligned: number[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string =>
+    `  ${cells.map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()}`;
+  return [line(header), ...rows.map(line)];
+}

@@ -1,0 +1,94 @@
+// What `inspect` and `validate` report about a catalog: every tool with its route, class and token cost, the
+// whole tools/list size, the credentials it needs, and the diagnostics. Plain data; the CLI renders it.
+
+import { approximateTokens, Listing } from "../catalog/listing.js";
+import { credentialVariables } from "../catalog/security.js";
+import type { Catalog, CredentialScheme, Diagnostic, SideEffect, SourceInfo } from "../catalog/types.js";
+
+export interface ToolSummary {
+  name: string;
+  title: string;
+  method: string;
+  path: string;
+  serverUrl: string;
+  effect: SideEffect;
+  approval: boolean;
+  source: string;
+  operationId?: string;
+  /** Bytes of its tools/list entry, and bytes / 4. */
+  bytes: number;
+  tokens: number;
+}
+
+export interface CredentialSummary {
+  id: string;
+  type: CredentialScheme["type"];
+  detail: string;
+  variables: string[];
+  usedBy: number;
+}
+
+export interface InspectReport {
+  sources: SourceInfo[];
+  tools: ToolSummary[];
+  totals: { tools: number; bytes: number; tokens: number };
+  credentials: CredentialSummary[];
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outputSchema?: boolean } = {}): InspectReport {
+  const listing = new Listing(catalog, { outputSchema });
+  const tools = catalog.tools.map((tool): ToolSummary => {
+    const bytes = listing.bytes(tool);
+    return {
+      name: tool.name,
+      title: tool.title,
+      method: tool.operation.method,
+      path: tool.operation.path,
+      serverUrl: tool.operation.serverUrl,
+      effect: tool.effect,
+      approval: tool.approval === true,
+      source: tool.source,
+      ...(tool.origin.operationId !== undefined ? { operationId: tool.origin.operationId } : {}),
+      bytes,
+      tokens: approximateTokens(bytes),
+    };
+  });
+  const bytes = listing.totalBytes(catalog.tools);
+  const usage = new Map<string, number>();
+  for (const tool of catalog.tools) {
+    const ids = new Set(tool.operation.security.flatMap((requirement) => requirement.schemes.map((s) => s.id)));
+    for (const id of ids) usage.set(id, (usage.get(id) ?? 0) + 1);
+  }
+  const credentials = Object.entries(catalog.credentials).map(([id, credential]) => ({
+    id,
+    type: credential.type,
+    detail: describeCredential(credential),
+    variables: credentialVariables(credential),
+    usedBy: usage.get(id) ?? 0,
+  }));
+  return {
+    sources: catalog.sources,
+    tools,
+    totals: { tools: tools.length, bytes, tokens: approximateTokens(bytes) },
+    credentials,
+    errors: catalog.diagnostics.filter((d) => d.severity === "error"),
+    warnings: catalog.diagnostics.filter((d) => d.severity === "warning"),
+  };
+}
+
+function describeCredential(credential: CredentialScheme): string {
+  switch (credential.type) {
+    case "apiKey":
+      return `API key in ${credential.in} ${credential.parameter}`;
+    case "bearer":
+      return "bearer token";
+    case "basic":
+      return "HTTP basic";
+    case "oauth2":
+      return `OAuth 2.0 client credentials at ${credential.tokenUrl}`;
+    case "unsupported":
+      return `unsupported: ${credential.reason}`;
+  }
+}

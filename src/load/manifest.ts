@@ -1,0 +1,94 @@
+// A manifest: several sources in one server, each under its own namespace id, with paths relative to the
+// manifest (or URLs relative to a manifest fetched from a URL, which never reads local files).
+
+import { dirname, relative, resolve } from "node:path";
+import { valueSource } from "../catalog/actions.js";
+import type { CatalogBuilder } from "../catalog/builder.js";
+import { UserError } from "../catalog/errors.js";
+import { isObject } from "../catalog/pointer.js";
+import { parseFilters } from "../catalog/filter.js";
+import type { CredentialOverride } from "../catalog/security.js";
+import type { RateLimit } from "../catalog/types.js";
+import { isUrl } from "../catalog/url.js";
+import type { Parsed } from "./parse.js";
+import { parseText } from "./parse.js";
+import type { SourceText } from "./read.js";
+import { readSource } from "./read.js";
+import { problemLine, refuse, schemaProblems } from "./schema-check.js";
+import type { LoadOptions } from "./sources.js";
+import { addSource, detectKind, unknownKind } from "./sources.js";
+import { expandVariables } from "./variables.js";
+
+interface ManifestEntry {
+  id: string;
+  source: string;
+  baseUrl?: string;
+  include?: string[];
+  exclude?: string[];
+  auth?: Record<string, string | Record<string, unknown>>;
+  rateLimit?: RateLimit;
+}
+
+export async function addManifest({ builder, text, parsed, options }: { builder: CatalogBuilder; text: SourceText; parsed: Parsed; options: LoadOptions }): Promise<void> {
+  const file = text.display;
+  const problems = schemaProblems({ schemaName: "manifest", parsed, file });
+  const listed = isObject(parsed.value) && Array.isArray(parsed.value.sources) ? parsed.value.sources : [];
+  const ids = new Map<string, number>();
+  listed.forEach((entry, i) => {
+    if (!isObject(entry) || typeof entry.id !== "string") return;
+    const first = ids.get(entry.id.toLowerCase());
+    if (first !== undefined) problems.push(problemLine({ parsed, file, pointer: `/sources/${i}/id`, message: `id '${entry.id}' is already used by #/sources/${first}` }));
+    else ids.set(entry.id.toLowerCase(), i);
+  });
+  refuse({ problems, file, what: "manifest" });
+  if (options.baseUrl) {
+    throw new UserError({ code: "E_OPTION", message: `${file}: --base-url does not apply to a manifest; set baseUrl on each source instead` });
+  }
+  const entries = listed as ManifestEntry[];
+  const env = options.env ?? process.env;
+  for (const [i, entry] of entries.entries()) {
+    const place = `${file}#/sources/${i}`;
+    // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
+    const location = text.remote ? new URL(entry.source, text.location).href : isUrl(entry.source) ? entry.source : resolve(dirname(text.location), entry.source);
+    const display = isUrl(location) ? location : relative(process.cwd(), location);
+    const sourceText = await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
+    const named: SourceText = { ...sourceText, display };
+    const sourceParsed = parseText({ text: named.text, file: display });
+    const kind = detectKind(sourceParsed.value);
+    if (kind === "manifest") throw new UserError({ code: "E_INVALID_MANIFEST", message: `${place}/source: ${display} is itself a manifest; manifests do not nest` });
+    if (kind === undefined) throw unknownKind(display);
+    const filters = parseFilters({ include: entry.include ?? [], exclude: entry.exclude ?? [], place });
+    builder.remember(filters, `source '${entry.id}'`);
+    await addSource({
+      builder,
+      text: named,
+      parsed: sourceParsed,
+      options,
+      settings: {
+        id: entry.id,
+        filters,
+        ...(entry.baseUrl ? { baseUrl: expandVariables({ text: entry.baseUrl, env, place: `${place}/baseUrl` }).replace(/\/+$/, "") } : {}),
+        ...(entry.auth ? { auth: authOverrides(entry.auth) } : {}),
+        ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
+      },
+    });
+  }
+}
+
+function authOverrides(auth: Record<string, string | Record<string, unknown>>): Record<string, CredentialOverride> {
+  const result: Array<[string, CredentialOverride]> = [];
+  for (const [scheme, value] of Object.entries(auth)) {
+    if (typeof value === "string") {
+      result.push([scheme, { value: valueSource(value) }]);
+      continue;
+    }
+    const override: CredentialOverride = {};
+    for (const key of ["value", "username", "password", "clientId", "clientSecret"] as const) {
+      if (typeof value[key] === "string") override[key] = valueSource(value[key]);
+    }
+    if (typeof value.tokenUrl === "string") override.tokenUrl = value.tokenUrl;
+    if (Array.isArray(value.scopes)) override.scopes = value.scopes.filter((s): s is string => typeof s === "string");
+    result.push([scheme, override]);
+  }
+  return Object.fromEntries(result);
+}
