@@ -48,8 +48,8 @@ export class DefinitionIndex {
   defsBytes(schema: JsonSchema): number {
     const keys = this.closure(schema);
     if (keys.length === 0) return 0;
-    // `,"$defs":{` … `}` around `"key":<definition>` entries separated by commas.
-    let total = 10 + (keys.length - 1);
+    // `,"$defs":{` and `}` around `"key":<definition>` entries separated by commas.
+    let total = 11 + (keys.length - 1);
     for (const key of keys) total += utf8Bytes(JSON.stringify(key)) + 1 + this.definitionBytes(key);
     return total;
   }

@@ -294,7 +294,7 @@ export class SchemaConverter {
           .map(([value]) => value);
         if (values.length === 0) values.push(name);
         const selector = values.length === 1 ? { const: values[0] } : { enum: values };
-        branches[i] = { ...(branches[i] as object), properties: Object.fromEntries([[property, selector]]), required: [property] };
+        branches[i] = { ...(branches[i] as object), type: "object", properties: Object.fromEntries([[property, selector]]), required: [property] };
       });
     }
   }
