@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Option } from "commander";
 import { isUserError } from "./catalog/errors.js";
 import { inspectCatalog } from "./inspect/report.js";
-import { diagnostics, renderReport } from "./inspect/render.js";
+import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
 
@@ -82,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
       .description("report what would stop or degrade the server; exits non-zero on errors")
       .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL"),
   ).action(async (source: string, flags: SourceFlags) => {
-    const report = inspectCatalog(await loadCatalog(source, loadOptions(flags)));
+    const report = inspectCatalog(await loadCatalog(source, { ...loadOptions(flags), checkConformance: true }));
     out(renderReport(report, { tools: false }));
     if (report.errors.length > 0) {
       exitCode = EXIT_USER_ERROR;
@@ -111,8 +111,6 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT_INTERNAL_ERROR;
   }
 }
-
-export { diagnostics };
 
 function invokedDirectly(): boolean {
   try {

@@ -11,6 +11,7 @@ import type { CredentialOverride } from "../catalog/security.js";
 import type { RateLimit } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
 import { bundleExternalRefs, refPolicy } from "./external-refs.js";
+import { conformanceWarnings } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
 import type { Parsed } from "./parse.js";
 import type { SourceText } from "./read.js";
@@ -26,6 +27,8 @@ export interface LoadOptions {
   allowInsecureHttp?: boolean;
   /** Where `${VAR}` references are looked up; the process environment by default. */
   env?: Environment;
+  /** Also check OpenAPI documents against the official schemas (slower; for `validate`). */
+  checkConformance?: boolean;
 }
 
 export type SourceKind = "openapi" | "actions" | "manifest";
@@ -91,5 +94,7 @@ async function loadOpenApi({ value, text, options }: { value: Record<string, unk
   openApiVersion({ root: value, file: text.display });
   const policy = refPolicy({ source: text, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
   const root = (await bundleExternalRefs({ value, source: text, policy })) as Record<string, unknown>;
-  return normalizeOpenApi({ root, file: text.display, location: text.location });
+  const document = normalizeOpenApi({ root, file: text.display, location: text.location });
+  if (options.checkConformance) document.diagnostics.push(...(await conformanceWarnings({ root, file: text.display, format: document.format })));
+  return document;
 }

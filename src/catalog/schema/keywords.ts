@@ -69,23 +69,29 @@ export function isValidPattern(pattern: string): boolean {
   }
 }
 
-/** Calls `visit` on every direct subschema of a raw schema, with the pointer segments leading to it. */
-export function forEachSubschema(
-  schema: Record<string, unknown>,
-  visit: (subschema: unknown, ...segments: string[]) => void,
-): void {
-  for (const keyword of SINGLE_SCHEMA_KEYWORDS) {
+const SUBSCHEMA_KIND = new Map<string, "single" | "array" | "map">([
+  ...SINGLE_SCHEMA_KEYWORDS.map((k): [string, "single"] => [k, "single"]),
+  ["additionalItems", "single"],
+  ...SCHEMA_ARRAY_KEYWORDS.map((k): [string, "array"] => [k, "array"]),
+  ...SCHEMA_MAP_KEYWORDS.map((k): [string, "map"] => [k, "map"]),
+]);
+
+/**
+ * Calls `visit` on every direct subschema of a raw schema, with the pointer segments leading to it. Iterates the
+ * schema's own keys (most schemas have two or three) rather than probing every keyword.
+ */
+export function forEachSubschema(schema: Record<string, unknown>, visit: (subschema: unknown, ...segments: string[]) => void): void {
+  for (const keyword in schema) {
+    const kind = SUBSCHEMA_KIND.get(keyword);
+    if (kind === undefined) continue;
     const value = schema[keyword];
-    if (isObject(value)) visit(value, keyword);
-    else if (keyword === "items" && Array.isArray(value)) for (const [i, item] of value.entries()) visit(item, keyword, String(i));
+    if (kind === "map") {
+      if (isObject(value)) for (const name in value) visit(value[name], keyword, name);
+    } else if (Array.isArray(value)) {
+      // `items` as an array is a draft-04 tuple.
+      if (kind === "array" || keyword === "items") for (let i = 0; i < value.length; i++) visit(value[i], keyword, String(i));
+    } else if (kind === "single" && isObject(value)) {
+      visit(value, keyword);
+    }
   }
-  for (const keyword of SCHEMA_ARRAY_KEYWORDS) {
-    const value = schema[keyword];
-    if (Array.isArray(value)) for (const [i, item] of value.entries()) visit(item, keyword, String(i));
-  }
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
-    const value = schema[keyword];
-    if (isObject(value)) for (const [name, item] of Object.entries(value)) visit(item, keyword, name);
-  }
-  if (isObject(schema.additionalItems)) visit(schema.additionalItems, "additionalItems");
 }
