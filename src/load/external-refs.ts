@@ -9,7 +9,7 @@ import { UserError } from "../catalog/errors.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
 import { parseText } from "./parse.js";
-import type { SourceText } from "./read.js";
+import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
 
 export interface RefPolicy {
@@ -20,18 +20,26 @@ export interface RefPolicy {
   allowInsecureHttp: boolean;
 }
 
-export function refPolicy({ source, allowRefs = [], allowInsecureHttp = false }: { source: SourceText; allowRefs?: string[]; allowInsecureHttp?: boolean }): RefPolicy {
+export function refPolicy({ source, allowRefs = [], allowInsecureHttp = false }: { source: SourceOrigin; allowRefs?: string[]; allowInsecureHttp?: boolean }): RefPolicy {
   const urlPrefixes = allowRefs.filter((entry) => isUrl(entry));
   // A spec fetched from a URL never reads local files, whatever else is allowed.
   const directories = source.remote ? [] : [dirname(source.location), ...allowRefs.filter((entry) => !isUrl(entry)).map((dir) => resolvePath(dir))];
   return { directories, urlPrefixes, allowInsecureHttp };
 }
 
-// Cheap test on the text before walking a 50 MB document: is any `$ref` not local ("#…")?
-const MAYBE_EXTERNAL = /\$ref["']?\s*:\s*(?!["']?#)/;
+/** Cheap test on the bytes, so a 50 MB document is walked only when some `$ref` may not be local ("#…"). */
+export function mayHaveExternalRefs(bytes: Buffer): boolean {
+  const skipped = new Set([0x20, 0x09, 0x0d, 0x0a, 0x22, 0x27, 0x3a]); // blanks, quotes and the colon
+  for (let at = bytes.indexOf("$ref"); at >= 0; at = bytes.indexOf("$ref", at + 4)) {
+    let i = at + 4;
+    while (i < bytes.length && skipped.has(bytes[i]!)) i++;
+    if (bytes[i] !== 0x23) return true; // not "#"
+  }
+  return false;
+}
 
-export async function bundleExternalRefs({ value, source, policy }: { value: unknown; source: SourceText; policy: RefPolicy }): Promise<unknown> {
-  if (!MAYBE_EXTERNAL.test(source.text)) return value;
+export async function bundleExternalRefs({ value, source, policy }: { value: unknown; source: SourceOrigin; policy: RefPolicy }): Promise<unknown> {
+  if (!source.mayHaveExternalRefs) return value;
   const external = findExternalRefs(value);
   if (external.length === 0) return value;
   const refused: string[] = [];
@@ -58,7 +66,7 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
         yaml: false,
         text: false,
         binary: false,
-        document: { order: 1, canParse: true, parse: (file: { url: string; data: Buffer | string }) => parseText({ text: file.data.toString(), file: file.url }).value },
+        document: { order: 1, canParse: true, parse: (file: { url: string; data: Buffer | string }) => parseText({ text: file.data.toString(), file: file.url }) },
       },
     } as never);
   } catch (error) {
@@ -121,11 +129,11 @@ function checkTarget(target: string, policy: RefPolicy): string | undefined {
 async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
   const problem = checkTarget(target, policy);
   if (problem) throw new UserError({ code: "E_REF_NOT_ALLOWED", message: `$ref to '${target}' ${problem}` });
-  if (isUrl(target)) return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).text;
+  if (isUrl(target)) return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).bytes.toString("utf8");
   return readFile(target, "utf8");
 }
 
-function allowRule(source: SourceText): string {
+function allowRule(source: SourceOrigin): string {
   return source.remote
     ? "A spec fetched from a URL resolves no external $ref unless its URL prefix is allowed with --allow-ref <url-prefix>."
     : "Only files in the spec's directory (or below) are resolved; allow more with --allow-ref <dir|url-prefix>.";

@@ -5,24 +5,20 @@ import { CatalogBuilder } from "../catalog/builder.js";
 import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 import { addManifest } from "./manifest.js";
-import { parseText } from "./parse.js";
-import { readSource } from "./read.js";
 import type { LoadOptions } from "./sources.js";
-import { addSource, detectKind, unknownKind } from "./sources.js";
+import { addSource, readDocument, unknownKind } from "./sources.js";
 
 export type { LoadOptions, SourceKind } from "./sources.js";
 export { detectKind } from "./sources.js";
 
 export async function loadCatalog(source: string, options: LoadOptions = {}): Promise<Catalog> {
   const builder = new CatalogBuilder(parseFilters({ ...options, place: "command line" }));
-  const text = await readSource(source, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
-  const parsed = parseText({ text: text.text, file: text.display });
-  const kind = detectKind(parsed.value);
-  if (kind === undefined) throw unknownKind(text.display);
-  if (kind === "manifest") {
-    await addManifest({ builder, text, parsed, options });
+  const document = await readDocument({ location: source, display: source, options });
+  if (document.kind === undefined) throw unknownKind(document.origin.display);
+  if (document.kind === "manifest") {
+    await addManifest({ builder, manifest: document, options });
   } else {
-    await addSource({ builder, text, parsed, options, settings: { id: "", ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {}) } });
+    await addSource({ builder, document, options, settings: { id: "", ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {}) } });
   }
   return builder.finish();
 }

@@ -11,12 +11,9 @@ import type { CredentialOverride } from "../catalog/security.js";
 import type { RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import type { Parsed } from "./parse.js";
-import { parseText } from "./parse.js";
-import type { SourceText } from "./read.js";
-import { readSource } from "./read.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
-import type { LoadOptions } from "./sources.js";
-import { addSource, detectKind, unknownKind } from "./sources.js";
+import type { LoadOptions, SourceDocument } from "./sources.js";
+import { addSource, readDocument, unknownKind } from "./sources.js";
 import { expandVariables } from "./variables.js";
 
 interface ManifestEntry {
@@ -29,8 +26,10 @@ interface ManifestEntry {
   rateLimit?: RateLimit;
 }
 
-export async function addManifest({ builder, text, parsed, options }: { builder: CatalogBuilder; text: SourceText; parsed: Parsed; options: LoadOptions }): Promise<void> {
-  const file = text.display;
+export async function addManifest({ builder, manifest, options }: { builder: CatalogBuilder; manifest: SourceDocument; options: LoadOptions }): Promise<void> {
+  const { origin } = manifest;
+  const file = origin.display;
+  const parsed: Parsed = { value: manifest.value, text: manifest.text ?? "" };
   const problems = schemaProblems({ schemaName: "manifest", parsed, file });
   const listed = isObject(parsed.value) && Array.isArray(parsed.value.sources) ? parsed.value.sources : [];
   const ids = new Map<string, number>();
@@ -49,20 +48,15 @@ export async function addManifest({ builder, text, parsed, options }: { builder:
   for (const [i, entry] of entries.entries()) {
     const place = `${file}#/sources/${i}`;
     // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
-    const location = text.remote ? new URL(entry.source, text.location).href : isUrl(entry.source) ? entry.source : resolve(dirname(text.location), entry.source);
-    const display = isUrl(location) ? location : relative(process.cwd(), location);
-    const sourceText = await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
-    const named: SourceText = { ...sourceText, display };
-    const sourceParsed = parseText({ text: named.text, file: display });
-    const kind = detectKind(sourceParsed.value);
-    if (kind === "manifest") throw new UserError({ code: "E_INVALID_MANIFEST", message: `${place}/source: ${display} is itself a manifest; manifests do not nest` });
-    if (kind === undefined) throw unknownKind(display);
+    const location = origin.remote ? new URL(entry.source, origin.location).href : isUrl(entry.source) ? entry.source : resolve(dirname(origin.location), entry.source);
+    const document = await readDocument({ location, display: isUrl(location) ? location : relative(process.cwd(), location), options });
+    if (document.kind === "manifest") throw new UserError({ code: "E_INVALID_MANIFEST", message: `${place}/source: ${document.origin.display} is itself a manifest; manifests do not nest` });
+    if (document.kind === undefined) throw unknownKind(document.origin.display);
     const filters = parseFilters({ include: entry.include ?? [], exclude: entry.exclude ?? [], place });
     builder.remember(filters, `source '${entry.id}'`);
     await addSource({
       builder,
-      text: named,
-      parsed: sourceParsed,
+      document,
       options,
       settings: {
         id: entry.id,

@@ -13,31 +13,78 @@ function yaml(): typeof import("yaml") {
 
 const YAML_OPTIONS = { maxAliasCount: 1000, prettyErrors: false, merge: true } as const;
 
+/** A parsed file with its text, for pointing at lines and columns in error messages. */
 export interface Parsed {
   value: unknown;
-  /** Line and column (1-based) of the value at a JSON pointer, for error messages; computed only when asked. */
-  locate: (pointer: string) => { line: number; col: number } | undefined;
+  text: string;
 }
 
-export function parseText({ text, file }: { text: string; file: string }): Parsed {
+export function parseText({ text, file }: { text: string; file: string }): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const looksLikeJson = /\.json$/i.test(file) || /^\s*[{[]/.test(source);
+  return parseJsonOrYaml({ file, json: /\.json$/i.test(file) || startsLikeJson(source), text: () => source });
+}
+
+/**
+ * Parses the bytes of a file. JSON is decoded to a one-byte string (see `asciiJson`): half the memory of the
+ * two-byte string a plain UTF-8 decode gives as soon as one character is not Latin-1.
+ */
+export function parseBytes({ bytes, file }: { bytes: Buffer; file: string }): { value: unknown; text: () => string } {
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const text = (): string => body.toString("utf8");
+  const json = /\.json$/i.test(file) || startsLikeJson(body.toString("latin1", 0, Math.min(body.length, 1024)));
+  return { value: parseJsonOrYaml({ file, json, text, jsonText: json ? () => asciiJson(body) : undefined }), text };
+}
+
+function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; json: boolean; text: () => string; jsonText?: (() => string) | undefined }): unknown {
   let value: unknown;
-  if (looksLikeJson) {
+  if (json) {
     try {
-      value = JSON.parse(source);
+      value = JSON.parse(jsonText());
     } catch (error) {
-      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonErrorPlace(source) ?? (error as Error).message}` });
+      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonErrorPlace(text()) ?? (error as Error).message}` });
     }
   } else {
     try {
-      value = yaml().parse(source, YAML_OPTIONS);
+      value = yaml().parse(text(), YAML_OPTIONS);
     } catch (error) {
       throw new UserError({ code: "E_PARSE", message: `${file}: not valid YAML: ${yamlMessage(error)}` });
     }
   }
   if (value === undefined || value === null) throw new UserError({ code: "E_PARSE", message: `${file}: the file is empty` });
-  return { value, locate: (pointer) => locate(source, pointer) };
+  return value;
+}
+
+// No regular expression runs over a whole document: V8 keeps the subject of the last successful match alive
+// (RegExp.input), which would hold a 50 MB text in memory for as long as the catalog is built.
+function startsLikeJson(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x7b || c === 0x5b; // { or [
+  }
+  return false;
+}
+
+/**
+ * JSON text with every non-ASCII character written as a `\uXXXX` escape. Outside strings JSON is ASCII, so the
+ * escapes land inside strings and parse to the same value; the text stays one byte per character.
+ */
+export function asciiJson(bytes: Buffer): string {
+  const latin1 = bytes.toString("latin1");
+  let out = "";
+  let from = 0;
+  for (const match of latin1.matchAll(/[\x80-\xff]+/g)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    out += latin1.slice(from, start);
+    const decoded = bytes.toString("utf8", start, end);
+    // UTF-16 code units: characters beyond the BMP come out as surrogate pairs, as JSON writes them.
+    for (let i = 0; i < decoded.length; i++) out += `\\u${decoded.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    from = end;
+  }
+  // Forget the big subject of the last match (V8's RegExp.input), so the latin1 text can be collected.
+  /x/.test("x");
+  return from === 0 ? latin1 : out + latin1.slice(from);
 }
 
 /** Where a JSON text goes wrong, read again by the YAML parser (JSON is YAML) for its line and column. */
@@ -55,7 +102,8 @@ function yamlMessage(error: unknown): string {
   return at ? `line ${at.line}, column ${at.col}: ${text}` : text;
 }
 
-function locate(text: string, pointer: string): { line: number; col: number } | undefined {
+/** Line and column (1-based) of the value at a JSON pointer; parses the text again, so only for messages. */
+export function locatePointer({ text, pointer }: { text: string; pointer: string }): { line: number; col: number } | undefined {
   try {
     const { parseDocument, LineCounter } = yaml();
     const lineCounter = new LineCounter();

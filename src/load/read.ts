@@ -7,13 +7,19 @@ import { STATUS_CODES } from "node:http";
 import { UserError } from "../catalog/errors.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
 
-export interface SourceText {
-  text: string;
+/** Where a source came from; kept after its text is released. */
+export interface SourceOrigin {
   /** Absolute file path or URL: where relative references resolve from. */
   location: string;
   remote: boolean;
   /** As the user wrote it, for messages. */
   display: string;
+  /** Whether the text has a `$ref` that may not be local (see external-refs.ts). */
+  mayHaveExternalRefs?: boolean;
+}
+
+export interface SourceText extends SourceOrigin {
+  bytes: Buffer;
 }
 
 export interface ReadOptions {
@@ -31,7 +37,7 @@ export async function readSource(source: string, options: ReadOptions = {}): Pro
   if (isUrl(source)) return fetchSource(source, options);
   const location = resolvePath(options.baseDir ?? process.cwd(), source);
   try {
-    return { text: await readFile(location, "utf8"), location, remote: false, display: source };
+    return { bytes: await readFile(location), location, remote: false, display: source };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
@@ -79,7 +85,7 @@ async function fetchSource(source: string, options: ReadOptions): Promise<Source
       }
       chunks.push(chunk as Buffer);
     }
-    return { text: Buffer.concat(chunks).toString("utf8"), location: url.href, remote: true, display: source };
+    return { bytes: Buffer.concat(chunks), location: url.href, remote: true, display: source };
   }
 }
 

@@ -2,10 +2,12 @@
 // reports every error at once, each with its file, line, column and JSON pointer.
 
 import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { UserError } from "../catalog/errors.js";
 import { joinPointer } from "../catalog/pointer.js";
 import type { Parsed } from "./parse.js";
+import { locatePointer } from "./parse.js";
 
 const compiled = new Map<string, ValidateFunction>();
 const SECRET_PATTERN = "^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$";
@@ -13,6 +15,8 @@ const SECRET_PATTERN = "^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$";
 function validator(schemaName: string): ValidateFunction {
   let validate = compiled.get(schemaName);
   if (!validate) {
+    // Loaded on first use: Ajv adds ~10 MB to a process that loads only OpenAPI documents.
+    const { Ajv2020 } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
     const schema = JSON.parse(readFileSync(new URL(`../../schemas/${schemaName}.schema.json`, import.meta.url), "utf8"));
     validate = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
     compiled.set(schemaName, validate);
@@ -33,7 +37,7 @@ export function schemaProblems({ schemaName, parsed, file }: { schemaName: "acti
 }
 
 export function problemLine({ parsed, file, pointer, message }: { parsed: Parsed; file: string; pointer: string; message: string }): string {
-  const place = parsed.locate(pointer);
+  const place = locatePointer({ text: parsed.text, pointer });
   return `${file}${place ? `:${place.line}:${place.col}` : ""} #${pointer}: ${message}`;
 }
 

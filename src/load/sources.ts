@@ -10,11 +10,12 @@ import { isObject } from "../catalog/pointer.js";
 import type { CredentialOverride } from "../catalog/security.js";
 import type { RateLimit } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
-import { bundleExternalRefs, refPolicy } from "./external-refs.js";
+import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
 import { conformanceWarnings } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
-import type { Parsed } from "./parse.js";
-import type { SourceText } from "./read.js";
+import { parseBytes } from "./parse.js";
+import type { SourceOrigin } from "./read.js";
+import { readSource } from "./read.js";
 import type { Environment } from "./variables.js";
 
 export interface LoadOptions {
@@ -49,6 +50,25 @@ export function unknownKind(file: string): UserError {
   });
 }
 
+/** A read and parsed source. The text of an OpenAPI document is not kept (it can be 50 MB); that of an action
+ * definition or manifest is, for pointing at lines and columns. */
+export interface SourceDocument {
+  origin: SourceOrigin;
+  value: unknown;
+  kind: SourceKind | undefined;
+  text?: string;
+}
+
+export async function readDocument({ location, display, options }: { location: string; display?: string; options: LoadOptions }): Promise<SourceDocument> {
+  const read = await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
+  const file = display ?? read.display;
+  const { value, text } = parseBytes({ bytes: read.bytes, file });
+  const kind = detectKind(value);
+  const origin: SourceOrigin = { location: read.location, remote: read.remote, display: file };
+  if (kind === "openapi") return { origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) }, value, kind };
+  return { origin, value, kind, text: text() };
+}
+
 export interface SourceSettings {
   id: string;
   baseUrl?: string;
@@ -59,18 +79,16 @@ export interface SourceSettings {
 
 export async function addSource({
   builder,
-  text,
-  parsed,
+  document,
   settings,
   options,
 }: {
   builder: CatalogBuilder;
-  text: SourceText;
-  parsed: Parsed;
+  document: SourceDocument;
   settings: SourceSettings;
   options: LoadOptions;
 }): Promise<void> {
-  const kind = detectKind(parsed.value);
+  const { origin, value, kind } = document;
   const common = {
     id: settings.id,
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
@@ -79,22 +97,22 @@ export async function addSource({
     ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
   };
   if (kind === "openapi") {
-    const document = await loadOpenApi({ value: parsed.value as Record<string, unknown>, text, options });
-    addOpenApiSource(builder, { kind: "openapi", document, ...common });
+    const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options });
+    addOpenApiSource(builder, { kind: "openapi", document: api, ...common });
   } else if (kind === "actions") {
-    const definition = readActionDefinition({ parsed, file: text.display, env: options.env ?? process.env });
-    addActionSource(builder, { kind: "actions", file: text.display, definition, ...common });
+    const definition = readActionDefinition({ parsed: { value, text: document.text ?? "" }, file: origin.display, env: options.env ?? process.env });
+    addActionSource(builder, { kind: "actions", file: origin.display, definition, ...common });
   } else {
-    throw unknownKind(text.display);
+    throw unknownKind(origin.display);
   }
 }
 
-async function loadOpenApi({ value, text, options }: { value: Record<string, unknown>; text: SourceText; options: LoadOptions }): Promise<ApiDocument> {
+async function loadOpenApi({ value, origin, options }: { value: Record<string, unknown>; origin: SourceOrigin; options: LoadOptions }): Promise<ApiDocument> {
   // Refuse an unsupported version before any external file is read.
-  openApiVersion({ root: value, file: text.display });
-  const policy = refPolicy({ source: text, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
-  const root = (await bundleExternalRefs({ value, source: text, policy })) as Record<string, unknown>;
-  const document = normalizeOpenApi({ root, file: text.display, location: text.location });
-  if (options.checkConformance) document.diagnostics.push(...(await conformanceWarnings({ root, file: text.display, format: document.format })));
+  openApiVersion({ root: value, file: origin.display });
+  const policy = refPolicy({ source: origin, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
+  const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
+  const document = normalizeOpenApi({ root, file: origin.display, location: origin.location });
+  if (options.checkConformance) document.diagnostics.push(...(await conformanceWarnings({ root, file: origin.display, format: document.format })));
   return document;
 }
