@@ -6,7 +6,7 @@ import type { CatalogBuilder } from "./builder.js";
 import { describeTool, titleFor } from "./builder.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
 import type { FilterSet } from "./filter.js";
-import { FILE_SCHEMA, isBinary, shapeOf } from "./inputs.js";
+import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";
 import { baseToolName } from "./naming.js";
 import { setOwn } from "./own.js";
@@ -14,6 +14,7 @@ import { asObjectSchema } from "./outputs.js";
 import { isObject } from "./pointer.js";
 import { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
+import { unknownAuthMappings } from "./security.js";
 import type {
   CredentialScheme,
   Diagnostic,
@@ -44,7 +45,8 @@ export interface ActionSpec {
   path: string;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown> | boolean;
-  in?: Record<string, ParameterLocation | "body">;
+  /** A location, or a location and the name to use on the wire. */
+  in?: Record<string, Placement | { in: Placement; name?: string }>;
   contentType?: string;
   headers?: Record<string, string>;
   rateLimit?: RateLimit;
@@ -71,8 +73,12 @@ export interface ActionSource {
   baseUrl?: string;
   filters?: FilterSet;
   auth?: Record<string, CredentialOverride>;
+  /** Where `auth` was written (a manifest entry), for messages. */
+  authPlace?: { file: string; pointer: string };
   rateLimit?: RateLimit;
 }
+
+type Placement = ParameterLocation | "body";
 
 const QUERY_METHODS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 const VARIABLE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -86,7 +92,11 @@ export function valueSource(text: string): ValueSource {
 export function addActionSource(builder: CatalogBuilder, source: ActionSource): void {
   const { definition, id, file } = source;
   const credentialId = id ? `${id}.${definition.name}` : definition.name;
+  // A definition has one credential, named after the definition.
   const credential = credentialFor(definition, source.auth?.[definition.name]);
+  builder.diagnostics.push(
+    ...unknownAuthMappings({ overrides: source.auth, known: credential ? [definition.name] : [], file, ...(source.authPlace ? { place: source.authPlace } : {}) }),
+  );
   if (credential) builder.addCredential(credentialId, credential);
   const security: SecurityRequirement[] = credential ? [{ schemes: [{ id: credentialId, scopes: credential.type === "oauth2" ? credential.scopes : [] }] }] : [];
   const converter = new SchemaConverter({
@@ -117,7 +127,10 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
       builder.diagnostics.push({ ...d, file, tool: choice.name });
     };
     const inputs = placeArguments({ action, method, pointer, converter, report });
-    const output = action.outputSchema === undefined ? undefined : asObjectSchema(converter.convert(action.outputSchema, { direction: "output", pointer: `${pointer}/outputSchema`, inline: true }));
+    const output =
+      action.outputSchema === undefined
+        ? undefined
+        : asObjectSchema(converter.convert(action.outputSchema, { direction: "output", pointer: `${pointer}/outputSchema`, inline: true }), builder.definitions);
     let description = describeTool({ ...(action.description !== undefined ? { description: action.description } : {}) });
     if (!description) {
       report({ severity: "warning", code: "missing-description", pointer, message: `action '${action.name}' has no description; the model sees only its name` });
@@ -221,14 +234,16 @@ function placeArguments({
   const parameters: Record<ParameterLocation, ParameterBinding[]> = { path: [], query: [], header: [], cookie: [] };
   const bodyFields: string[] = [];
   for (const name of Object.keys(properties)) {
-    const location = action.in?.[name] ?? (placeholders.has(name) ? "path" : QUERY_METHODS.has(method) ? "query" : "body");
+    const stated = action.in?.[name];
+    const placement = typeof stated === "object" ? stated : { in: stated, name: undefined };
+    const location = placement.in ?? (placeholders.has(name) ? "path" : QUERY_METHODS.has(method) ? "query" : "body");
     if (location === "body") {
       bodyFields.push(name);
       continue;
     }
     const style = location === "query" || location === "cookie" ? "form" : "simple";
     parameters[location].push({
-      name,
+      name: placement.name ?? name,
       argument: name,
       required: location === "path" || required.has(name),
       style,
@@ -246,7 +261,7 @@ function placeArguments({
     if (bodyKind(mediaType) === "multipart") {
       for (const name of bodyFields) {
         if (!isBinary(converter.resolve(rawProperties[name]))) continue;
-        setOwn(properties, name, FILE_SCHEMA);
+        setOwn(properties, name, fileSchema(properties[name]));
         encoding[name] = { file: true };
       }
     }

@@ -41,6 +41,20 @@ export const FILE_SCHEMA = {
   additionalProperties: false,
 };
 
+/** What a property says about itself, kept when its schema is replaced by the file schema. */
+function annotationsOf(property: unknown): Record<string, unknown> {
+  const own = isObject(property) ? property : {};
+  return {
+    ...(typeof own.description === "string" ? { description: own.description } : {}),
+    ...(own.deprecated === true ? { deprecated: true } : {}),
+  };
+}
+
+/** The file schema in place of a binary property. */
+export function fileSchema(property: unknown): Record<string, unknown> {
+  return { ...FILE_SCHEMA, ...annotationsOf(property) };
+}
+
 export interface BuiltInputs {
   properties: Array<[string, JsonSchema]>;
   required: string[];
@@ -217,7 +231,7 @@ function encodings({
       const many = !single && isObject(target) && target.type === "array" && isBinary(converter.resolve(target.items));
       // A property the input direction dropped (readOnly) stays dropped.
       if ((!single && !many) || !Object.hasOwn(properties, name)) continue;
-      defineOwn(properties, name, many ? { type: "array", items: FILE_SCHEMA } : FILE_SCHEMA);
+      defineOwn(properties, name, many ? { type: "array", items: FILE_SCHEMA, ...annotationsOf(properties[name]) } : fileSchema(properties[name]));
       const existing = result.find(([key]) => key === name);
       if (existing) existing[1].file = true;
       else result.push([name, { file: true }]);

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 
 export const MAX_TOOL_NAME_LENGTH = 64;
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+const VALID_CHARACTERS = /^[A-Za-z0-9_.-]+$/;
 /** Between a manifest source's id and the tool's own name: `cars__search_cars`. */
 export const NAMESPACE_SEPARATOR = "__";
 
@@ -52,7 +53,8 @@ export function baseToolName({
   namespace?: string;
 }): NameChoice {
   const changes: NameChoice["changes"] = [];
-  let name = operationId !== undefined && TOOL_NAME_PATTERN.test(operationId) ? operationId : "";
+  // Valid characters but too long is "shortened" below, not "sanitized".
+  let name = operationId !== undefined && VALID_CHARACTERS.test(operationId) ? operationId : "";
   if (!name && operationId) {
     name = sanitizeName(operationId);
     if (name) changes.push("sanitized");

@@ -11,7 +11,7 @@ import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
 import { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
-import { credentialsFromDocument, normalizeRequirements } from "./security.js";
+import { credentialsFromDocument, normalizeRequirements, unknownAuthMappings } from "./security.js";
 import type { Diagnostic, RateLimit } from "./types.js";
 
 export interface OpenApiSource {
@@ -22,6 +22,8 @@ export interface OpenApiSource {
   baseUrl?: string;
   filters?: FilterSet;
   auth?: Record<string, CredentialOverride>;
+  /** Where `auth` was written (a manifest entry), for messages. */
+  authPlace?: { file: string; pointer: string };
   rateLimit?: RateLimit;
 }
 
@@ -38,11 +40,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
   });
   builder.diagnostics.push(...diagnostics);
   for (const [name, credential] of Object.entries(credentials)) builder.addCredential(credentialId(name), credential);
-  for (const name of Object.keys(source.auth ?? {})) {
-    if (!Object.hasOwn(credentials, name)) {
-      builder.diagnostics.push({ severity: "error", code: "unknown-auth-scheme", message: `auth names scheme '${name}', which ${file} does not define (it defines: ${Object.keys(credentials).join(", ") || "none"})`, file });
-    }
-  }
+  builder.diagnostics.push(...unknownAuthMappings({ overrides: source.auth, known: Object.keys(credentials), file, ...(source.authPlace ? { place: source.authPlace } : {}) }));
   const credentialParameters = new Set(
     Object.values(credentials).flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
   );
@@ -80,7 +78,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
       report({ severity: "warning", code: "name-shortened", pointer: operation.pointer, message: `name shortened to 64 characters: '${choice.name}'` });
     }
     const inputs = buildInputs({ operation, converter, credentialParameters, report });
-    const output = buildOutput({ responses: operation.responses, converter });
+    const output = buildOutput({ responses: operation.responses, converter, definitions: builder.definitions });
     let description = describeTool(operation);
     if (!description) {
       report({ severity: "warning", code: "missing-description", pointer: operation.pointer, message: `${method} ${path} has no summary or description; the model sees only its name` });

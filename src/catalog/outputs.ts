@@ -15,7 +15,15 @@ function successResponses(responses: ApiResponse[]): ApiResponse[] {
   return [...exact, ...ranged];
 }
 
-export function buildOutput({ responses, converter }: { responses: ApiResponse[]; converter: SchemaConverter }): {
+export function buildOutput({
+  responses,
+  converter,
+  definitions,
+}: {
+  responses: ApiResponse[];
+  converter: SchemaConverter;
+  definitions: Record<string, JsonSchema>;
+}): {
   schema?: JsonObjectSchema;
   wrapped?: boolean;
   accept: string[];
@@ -26,17 +34,35 @@ export function buildOutput({ responses, converter }: { responses: ApiResponse[]
     const json = response.content.find((c) => isJsonMediaType(c.mediaType) && c.schema !== undefined);
     if (!json) continue;
     const converted = converter.convert(json.schema, { direction: "output", pointer: json.schemaPointer, inline: true });
-    return { ...asObjectSchema(converted), accept };
+    return { ...asObjectSchema(converted, definitions), accept };
   }
   return { accept };
 }
 
-/** The schema itself when it is an object schema, else an object holding it under `result`. */
-export function asObjectSchema(schema: JsonSchema): { schema: JsonObjectSchema; wrapped?: boolean } {
-  if (typeof schema === "object" && schema.type === "object") return { schema: schema as JsonObjectSchema };
+/**
+ * The schema itself when every value it accepts is an object (then `type: "object"` is stated at the top, as MCP
+ * wants), else an object holding it under `result`.
+ */
+export function asObjectSchema(schema: JsonSchema, definitions: Record<string, JsonSchema>): { schema: JsonObjectSchema; wrapped?: boolean } {
+  if (typeof schema === "object" && isObjectOnly(schema, definitions, 0)) return { schema: { ...schema, type: "object" } as JsonObjectSchema };
   const result = schema === true ? {} : schema === false ? { not: {} } : schema;
   return {
     schema: { type: "object", properties: { [WRAPPED_RESULT_KEY]: result }, required: [WRAPPED_RESULT_KEY] },
     wrapped: true,
   };
+}
+
+/** Whether a converted schema accepts only objects: `type: object`, an allOf with such a member, or a oneOf/anyOf of them. */
+function isObjectOnly(schema: JsonSchema | undefined, definitions: Record<string, JsonSchema>, depth: number): boolean {
+  if (typeof schema !== "object" || depth > 16) return false;
+  if (schema.type !== undefined) return schema.type === "object";
+  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/$defs/")) {
+    return isObjectOnly(definitions[schema.$ref.slice("#/$defs/".length)], definitions, depth + 1);
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.some((member) => isObjectOnly(member as JsonSchema, definitions, depth + 1))) return true;
+  for (const keyword of ["oneOf", "anyOf"] as const) {
+    const branches = schema[keyword];
+    if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isObjectOnly(b as JsonSchema, definitions, depth + 1))) return true;
+  }
+  return false;
 }

@@ -4,6 +4,7 @@
 
 import type { ApiSecurityScheme } from "./document.js";
 import { defineOwn } from "./own.js";
+import { joinPointer } from "./pointer.js";
 import type { CredentialScheme, Diagnostic, SecurityRequirement, ValueSource } from "./types.js";
 
 /** Values a manifest or settings file gives for a scheme, replacing the convention's variables. */
@@ -152,4 +153,29 @@ export function credentialVariables(credential: CredentialScheme): string[] {
       break;
   }
   return sources.flatMap((source) => ("env" in source ? [source.env] : []));
+}
+
+/** Errors for auth mappings that name no scheme of the source: a typo there would silently use other variables. */
+export function unknownAuthMappings({
+  overrides,
+  known,
+  file,
+  place,
+}: {
+  overrides: Record<string, CredentialOverride> | undefined;
+  known: string[];
+  /** The source, for the message. */
+  file: string;
+  /** Where the mapping was written (a manifest's `auth`), if not in the source itself. */
+  place?: { file: string; pointer: string };
+}): Diagnostic[] {
+  return Object.keys(overrides ?? {})
+    .filter((name) => !known.includes(name))
+    .map((name) => ({
+      severity: "error" as const,
+      code: "unknown-auth-scheme",
+      message: `auth names scheme '${name}', which ${file} does not define (it defines: ${known.join(", ") || "none"})`,
+      file: place?.file ?? file,
+      ...(place ? { pointer: joinPointer(place.pointer, name) } : {}),
+    }));
 }

@@ -53,9 +53,11 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
       message: `${source.display}: external references that are not allowed:\n${refused.slice(0, 10).join("\n")}${refused.length > 10 ? `\n  … and ${refused.length - 10} more` : ""}\n${allowRule(source)}`,
     });
   }
-  const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
+  // swagger-parser's own ref engine, without swagger-parser's rewriting of relative server URLs (which drops the
+  // port); the normalizer resolves server URLs itself.
+  const { default: $RefParser } = await import("@apidevtools/json-schema-ref-parser");
   try {
-    return await SwaggerParser.bundle(source.location, value as never, {
+    return await $RefParser.bundle(source.location, value as never, {
       resolve: {
         file: false,
         http: false,

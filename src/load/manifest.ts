@@ -49,7 +49,11 @@ export async function addManifest({ builder, manifest, options }: { builder: Cat
     const place = `${file}#/sources/${i}`;
     // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
     const location = origin.remote ? new URL(entry.source, origin.location).href : isUrl(entry.source) ? entry.source : resolve(dirname(origin.location), entry.source);
-    const document = await readDocument({ location, display: isUrl(location) ? location : relative(process.cwd(), location), options });
+    const document = await readDocument({ location, display: isUrl(location) ? location : relative(process.cwd(), location), options }).catch((error: unknown) => {
+      // Trace a source that cannot be read or parsed back to the manifest entry naming it.
+      if (error instanceof UserError) throw new UserError({ code: error.code, message: `${place}/source: ${error.message}` });
+      throw error;
+    });
     if (document.kind === "manifest") throw new UserError({ code: "E_INVALID_MANIFEST", message: `${place}/source: ${document.origin.display} is itself a manifest; manifests do not nest` });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     const filters = parseFilters({ include: entry.include ?? [], exclude: entry.exclude ?? [], place });
@@ -62,7 +66,7 @@ export async function addManifest({ builder, manifest, options }: { builder: Cat
         id: entry.id,
         filters,
         ...(entry.baseUrl ? { baseUrl: expandVariables({ text: entry.baseUrl, env, place: `${place}/baseUrl` }).replace(/\/+$/, "") } : {}),
-        ...(entry.auth ? { auth: authOverrides(entry.auth) } : {}),
+        ...(entry.auth ? { auth: authOverrides(entry.auth), authPlace: { file, pointer: `/sources/${i}/auth` } } : {}),
         ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
       },
     });

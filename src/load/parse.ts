@@ -11,7 +11,7 @@ function yaml(): typeof import("yaml") {
   return yamlModule;
 }
 
-const YAML_OPTIONS = { maxAliasCount: 1000, prettyErrors: false, merge: true } as const;
+const YAML_OPTIONS = { maxAliasCount: 1000, prettyErrors: true, merge: true } as const;
 
 /** A parsed file with its text, for pointing at lines and columns in error messages. */
 export interface Parsed {
@@ -41,7 +41,7 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
     try {
       value = JSON.parse(jsonText());
     } catch (error) {
-      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonErrorPlace(text()) ?? (error as Error).message}` });
+      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonError(text(), (error as Error).message)}` });
     }
   } else {
     try {
@@ -87,12 +87,18 @@ export function asciiJson(bytes: Buffer): string {
   return from === 0 ? latin1 : out + latin1.slice(from);
 }
 
-/** Where a JSON text goes wrong, read again by the YAML parser (JSON is YAML) for its line and column. */
-function jsonErrorPlace(text: string): string | undefined {
+/** V8's message with its position as line and column; otherwise the YAML parser's reading of the fault. */
+function jsonError(text: string, message: string): string {
+  const position = /^(.*) in JSON at position (\d+)/.exec(message);
+  if (position) {
+    const offset = Number(position[2]);
+    const before = text.slice(0, offset);
+    const line = before.split("\n").length;
+    return `line ${line}, column ${offset - before.lastIndexOf("\n")}: ${position[1]}`;
+  }
   const { parseDocument, LineCounter } = yaml();
-  const document = parseDocument(text, { ...YAML_OPTIONS, lineCounter: new LineCounter() });
-  const first = document.errors[0];
-  return first ? yamlMessage(first) : undefined;
+  const first = parseDocument(text, { ...YAML_OPTIONS, lineCounter: new LineCounter() }).errors[0];
+  return first ? yamlMessage(first) : message;
 }
 
 function yamlMessage(error: unknown): string {

@@ -74,6 +74,7 @@ export interface SourceSettings {
   baseUrl?: string;
   filters?: FilterSet;
   auth?: Record<string, CredentialOverride>;
+  authPlace?: { file: string; pointer: string };
   rateLimit?: RateLimit;
 }
 
@@ -94,6 +95,7 @@ export async function addSource({
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     ...(settings.filters ? { filters: settings.filters } : {}),
     ...(settings.auth ? { auth: settings.auth } : {}),
+    ...(settings.authPlace ? { authPlace: settings.authPlace } : {}),
     ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
   };
   if (kind === "openapi") {
