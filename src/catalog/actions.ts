@@ -2,10 +2,9 @@
 // Arguments are placed by name: `{braces}` in the path, then `in:` overrides, then the query for reading methods
 // and a body built from the remaining arguments for the others.
 
-import type { CatalogBuilder } from "./builder.js";
+import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, titleFor } from "./builder.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
-import type { FilterSet } from "./filter.js";
 import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";
 import { baseToolName } from "./naming.js";
@@ -65,17 +64,10 @@ export interface ActionDefinition {
   actions: ActionSpec[];
 }
 
-export interface ActionSource {
+export interface ActionSource extends SourceSettings {
   kind: "actions";
-  id: string;
   file: string;
   definition: ActionDefinition;
-  baseUrl?: string;
-  filters?: FilterSet;
-  auth?: Record<string, CredentialOverride>;
-  /** Where `auth` was written (a manifest entry), for messages. */
-  authPlace?: { file: string; pointer: string };
-  rateLimit?: RateLimit;
 }
 
 type Placement = ParameterLocation | "body";

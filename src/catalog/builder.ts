@@ -5,7 +5,20 @@ import type { Filter, Filterable, FilterSet } from "./filter.js";
 import { passes } from "./filter.js";
 import { NameRegistry } from "./naming.js";
 import { defineOwn } from "./own.js";
-import type { Catalog, CredentialScheme, Diagnostic, JsonObjectSchema, JsonSchema, SourceInfo, Tool } from "./types.js";
+import type { CredentialOverride } from "./security.js";
+import type { Catalog, CredentialScheme, Diagnostic, JsonObjectSchema, JsonSchema, RateLimit, SourceInfo, Tool } from "./types.js";
+
+/** How one source is added to a catalog, whatever its kind. */
+export interface SourceSettings {
+  /** Namespace id in a manifest; "" for a single source. */
+  id: string;
+  baseUrl?: string;
+  filters?: FilterSet;
+  auth?: Record<string, CredentialOverride>;
+  /** Where `auth` was written (a manifest entry), for messages. */
+  authPlace?: { file: string; pointer: string };
+  rateLimit?: RateLimit;
+}
 
 export class CatalogBuilder {
   readonly tools: Tool[] = [];

@@ -1,30 +1,20 @@
 // Tools from a version-neutral OpenAPI document: one per operation that passes the filters.
 
-import type { CatalogBuilder } from "./builder.js";
+import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, inputObject, titleFor } from "./builder.js";
 import type { ApiDocument } from "./document.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
-import type { FilterSet } from "./filter.js";
 import { buildInputs } from "./inputs.js";
 import { baseToolName } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
 import { SchemaConverter } from "./schema/convert.js";
-import type { CredentialOverride } from "./security.js";
 import { credentialsFromDocument, normalizeRequirements, unknownAuthMappings } from "./security.js";
 import type { Diagnostic, RateLimit } from "./types.js";
 
-export interface OpenApiSource {
+export interface OpenApiSource extends SourceSettings {
   kind: "openapi";
-  /** Namespace id in a manifest; "" for a single source. */
-  id: string;
   document: ApiDocument;
-  baseUrl?: string;
-  filters?: FilterSet;
-  auth?: Record<string, CredentialOverride>;
-  /** Where `auth` was written (a manifest entry), for messages. */
-  authPlace?: { file: string; pointer: string };
-  rateLimit?: RateLimit;
 }
 
 export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource): void {

@@ -1,14 +1,11 @@
 // One source (an OpenAPI document or an action definition) into the catalog under construction.
 
 import { addActionSource } from "../catalog/actions.js";
-import type { CatalogBuilder } from "../catalog/builder.js";
+import type { CatalogBuilder, SourceSettings } from "../catalog/builder.js";
 import type { ApiDocument } from "../catalog/document.js";
 import { UserError } from "../catalog/errors.js";
-import type { FilterSet } from "../catalog/filter.js";
 import { addOpenApiSource } from "../catalog/openapi-tools.js";
 import { isObject } from "../catalog/pointer.js";
-import type { CredentialOverride } from "../catalog/security.js";
-import type { RateLimit } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
 import { conformanceWarnings } from "./openapi/conformance.js";
@@ -69,15 +66,6 @@ export async function readDocument({ location, display, options }: { location: s
   return { origin, value, kind, text: text() };
 }
 
-export interface SourceSettings {
-  id: string;
-  baseUrl?: string;
-  filters?: FilterSet;
-  auth?: Record<string, CredentialOverride>;
-  authPlace?: { file: string; pointer: string };
-  rateLimit?: RateLimit;
-}
-
 export async function addSource({
   builder,
   document,
@@ -90,20 +78,12 @@ export async function addSource({
   options: LoadOptions;
 }): Promise<void> {
   const { origin, value, kind } = document;
-  const common = {
-    id: settings.id,
-    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-    ...(settings.filters ? { filters: settings.filters } : {}),
-    ...(settings.auth ? { auth: settings.auth } : {}),
-    ...(settings.authPlace ? { authPlace: settings.authPlace } : {}),
-    ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
-  };
   if (kind === "openapi") {
     const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options });
-    addOpenApiSource(builder, { kind: "openapi", document: api, ...common });
+    addOpenApiSource(builder, { ...settings, kind: "openapi", document: api });
   } else if (kind === "actions") {
     const definition = readActionDefinition({ parsed: { value, text: document.text ?? "" }, file: origin.display, env: options.env ?? process.env });
-    addActionSource(builder, { kind: "actions", file: origin.display, definition, ...common });
+    addActionSource(builder, { ...settings, kind: "actions", file: origin.display, definition });
   } else {
     throw unknownKind(origin.display);
   }
