@@ -21,4 +21,7 @@ process.on("message", async ({ file, maxTools }) => {
   process.send({ file, result: compact(result) });
 });
 
+// The parent went away (killed, or interrupted): stop rather than linger.
+process.on("disconnect", () => process.exit(0));
+
 process.send({ ready: true });

@@ -41,7 +41,15 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
     try {
       value = JSON.parse(jsonText());
     } catch (error) {
-      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonError(text(), (error as Error).message)}` });
+      // Positions in an escaped text are not positions in the file: read the file's own text for the message.
+      const original = text();
+      let message = (error as Error).message;
+      try {
+        JSON.parse(original);
+      } catch (again) {
+        message = (again as Error).message;
+      }
+      throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonError(original, message)}` });
     }
   } else {
     try {
