@@ -203,7 +203,8 @@ function placeArguments({
     report({ severity: "error", code: "input-not-object", pointer: `${pointer}/inputSchema`, message: `inputSchema must describe an object (found type ${JSON.stringify(schema.type)})` });
   }
   schema.type = "object";
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  // A copy: converted schemas are shared, and file properties are replaced below.
+  const properties = isObject(schema.properties) ? { ...schema.properties } : {};
   schema.properties = properties;
   // Arguments nobody declared would be dropped silently; refuse them instead, as OpenAPI tools do.
   if (schema.additionalProperties === undefined) schema.additionalProperties = false;

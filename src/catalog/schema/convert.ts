@@ -34,6 +34,12 @@ export class SchemaConverter {
   // diagnostics, so a walk over thousands of schemas does not build a string per keyword.
   private base = "";
   private segments: string[] = [];
+  private readonly memo = {
+    input: new WeakMap<object, JsonSchema>(),
+    output: new WeakMap<object, JsonSchema>(),
+    inputInline: new WeakMap<object, JsonSchema>(),
+    outputInline: new WeakMap<object, JsonSchema>(),
+  };
 
   constructor(private readonly options: SchemaConverterOptions) {
     this.graph = new RefGraph(options.root);
@@ -44,6 +50,17 @@ export class SchemaConverter {
    * named schema itself: a tool's input or output must be an inline object, not a reference.
    */
   convert(raw: unknown, { direction, pointer, inline = false }: { direction: Direction; pointer: string; inline?: boolean }): JsonSchema {
+    // The same raw schema comes back often (a component parameter used by a hundred operations): convert it once.
+    // Results are shared, so callers copy before changing them.
+    const memo = isObject(raw) ? this.memo[`${direction}${inline ? "Inline" : ""}`] : undefined;
+    const known = memo?.get(raw as object);
+    if (known !== undefined) return known;
+    const result = this.convertOnce(raw, { direction, pointer, inline });
+    memo?.set(raw as object, result);
+    return result;
+  }
+
+  private convertOnce(raw: unknown, { direction, pointer, inline }: { direction: Direction; pointer: string; inline: boolean }): JsonSchema {
     let schema = raw;
     let at = pointer;
     let named: string | undefined;
