@@ -62,14 +62,26 @@ export interface BuiltInputs {
   body?: RequestBodyBinding;
 }
 
+/** Parameters shared by many operations (components) are turned into schemas and bindings once per document. */
+export interface InputCache {
+  schemas: WeakMap<ApiParameter, JsonSchema>;
+  bindings: WeakMap<ApiParameter, ParameterBinding>;
+}
+
+export function inputCache(): InputCache {
+  return { schemas: new WeakMap(), bindings: new WeakMap() };
+}
+
 export function buildInputs({
   operation,
   converter,
+  cache,
   credentialParameters,
   report,
 }: {
   operation: ApiOperation;
   converter: SchemaConverter;
+  cache: InputCache;
   /** `in:name` of parameters that security schemes fill in: never tool arguments. */
   credentialParameters: Set<string>;
   report: (diagnostic: Omit<Diagnostic, "file">) => void;
@@ -92,9 +104,20 @@ export function buildInputs({
       if (credentialParameters.has(key)) continue;
       if (location === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
       const argument = claim(parameter.name, location);
-      result.properties.push([argument, parameterSchema(parameter, converter)]);
+      let schema = cache.schemas.get(parameter);
+      if (schema === undefined) {
+        schema = parameterSchema(parameter, converter);
+        cache.schemas.set(parameter, schema);
+      }
+      result.properties.push([argument, schema]);
       if (parameter.required) result.required.push(argument);
-      result.parameters[location].push(binding(parameter, argument, converter, report));
+      // Bindings are shared too, unless a collision renamed the argument.
+      let bound = argument === parameter.name ? cache.bindings.get(parameter) : undefined;
+      if (bound === undefined) {
+        bound = binding(parameter, argument, converter, report);
+        if (argument === parameter.name) cache.bindings.set(parameter, bound);
+      }
+      result.parameters[location].push(bound);
     }
   }
 
@@ -119,7 +142,7 @@ function withPathPlaceholders(operation: ApiOperation, report: (d: Omit<Diagnost
       report({ severity: "warning", code: "unused-path-parameter", pointer: parameter.pointer, message: `path parameter '${parameter.name}' does not appear in the path ${operation.path}; left out` });
       continue;
     }
-    result.push(parameter.in === "path" ? { ...parameter, required: true } : parameter);
+    result.push(parameter.in === "path" && !parameter.required ? { ...parameter, required: true } : parameter);
   }
   for (const name of placeholders) {
     if (result.some((p) => p.in === "path" && p.name === name)) continue;
@@ -150,7 +173,7 @@ function binding(
     if ((ALLOWED_STYLES[location] as string[]).includes(parameter.style)) style = parameter.style as ParameterStyle;
     else report({ severity: "warning", code: "invalid-style", pointer: parameter.pointer, message: `style '${parameter.style}' is not allowed for ${location} parameters; '${style}' is used` });
   }
-  return {
+  const bound: ParameterBinding = {
     name: parameter.name,
     argument,
     required: parameter.required,
@@ -158,8 +181,9 @@ function binding(
     explode: parameter.explode ?? style === "form",
     allowReserved: location === "query" && parameter.allowReserved === true,
     shape: shapeOf(converter.resolve(parameter.schema)),
-    ...(parameter.contentType ? { contentType: parameter.contentType } : {}),
   };
+  if (parameter.contentType) bound.contentType = parameter.contentType;
+  return bound;
 }
 
 export function shapeOf(schema: unknown): ParameterBinding["shape"] {

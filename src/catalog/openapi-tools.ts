@@ -4,7 +4,7 @@ import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, inputObject, titleFor } from "./builder.js";
 import type { ApiDocument } from "./document.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
-import { buildInputs } from "./inputs.js";
+import { buildInputs, inputCache } from "./inputs.js";
 import { baseToolName } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
@@ -52,6 +52,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     ...(source.rateLimit ? { rateLimit: source.rateLimit } : {}),
   });
 
+  const cache = inputCache();
   let withoutServer = 0;
   for (const operation of document.operations) {
     const { method, path } = operation;
@@ -67,7 +68,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     if (choice.changes.includes("shortened")) {
       report({ severity: "warning", code: "name-shortened", pointer: operation.pointer, message: `name shortened to 64 characters: '${choice.name}'` });
     }
-    const inputs = buildInputs({ operation, converter, credentialParameters, report });
+    const inputs = buildInputs({ operation, converter, cache, credentialParameters, report });
     const output = buildOutput({ responses: operation.responses, converter, definitions: builder.definitions });
     let description = describeTool(operation);
     if (!description) {

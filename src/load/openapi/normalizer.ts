@@ -1,7 +1,7 @@
 // What the version normalizers share: following `$ref`s to components with a diagnostic when they lead
 // nowhere, server URLs, and small readers for loosely typed document fields.
 
-import type { ApiSecurityScheme } from "../../catalog/document.js";
+import type { ApiParameter, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, localRefPointer, resolvePointer } from "../../catalog/pointer.js";
 import type { Diagnostic, HttpMethod } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
@@ -30,6 +30,8 @@ export class Normalizer {
 
   // Operations share components (GitHub's 1,200 operations use a few dozen parameters and responses).
   private readonly resolved = new Map<string, unknown>();
+  /** Parameters already read, by where they are defined; null for one that was refused. */
+  readonly parameters = new Map<string, ApiParameter | null>();
 
   /** The object `value` is or refers to, with its real pointer; undefined (and an error) if it leads nowhere. */
   deref(value: unknown, pointer: string): { value: Record<string, unknown>; pointer: string } | undefined {

@@ -97,40 +97,42 @@ function parameters(n: Normalizer, list: unknown, pointer: string): ApiParameter
   list.forEach((raw, i) => {
     const resolved = n.deref(raw, joinPointer(pointer, i));
     if (!resolved) return;
-    const { value: p, pointer: at } = resolved;
-    if (typeof p.name !== "string" || typeof p.in !== "string" || !LOCATIONS.has(p.in)) {
-      n.warn("invalid-parameter", at, `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped`);
-      return;
+    // A component parameter used by many operations is read once.
+    let parameter = n.parameters.get(resolved.pointer);
+    if (parameter === undefined) {
+      parameter = readParameter(n, resolved.value, resolved.pointer);
+      n.parameters.set(resolved.pointer, parameter);
     }
-    let schema = p.schema;
-    let schemaPointer = `${at}/schema`;
-    let contentType: string | undefined;
-    if (schema === undefined && isObject(p.content)) {
-      const [mediaType, media] = Object.entries(p.content)[0] ?? [];
-      if (mediaType !== undefined && isObject(media)) {
-        contentType = mediaType;
-        schema = media.schema;
-        schemaPointer = `${joinPointer(at, "content", mediaType)}/schema`;
-      }
-    }
-    const description = text(p.description);
-    result.push({
-      pointer: at,
-      name: p.name,
-      in: p.in as ParameterLocation,
-      required: p.required === true,
-      ...(description !== undefined ? { description } : {}),
-      ...(p.deprecated === true ? { deprecated: true } : {}),
-      ...(schema !== undefined ? { schema } : {}),
-      schemaPointer,
-      ...(typeof p.style === "string" ? { style: p.style } : {}),
-      ...(typeof p.explode === "boolean" ? { explode: p.explode } : {}),
-      ...(p.allowReserved === true ? { allowReserved: true } : {}),
-      ...(contentType !== undefined ? { contentType } : {}),
-      ...(p.example !== undefined ? { example: p.example } : {}),
-    });
+    if (parameter) result.push(parameter);
   });
   return result;
+}
+
+function readParameter(n: Normalizer, p: Record<string, unknown>, at: string): ApiParameter | null {
+  if (typeof p.name !== "string" || typeof p.in !== "string" || !LOCATIONS.has(p.in)) {
+    n.warn("invalid-parameter", at, `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped`);
+    return null;
+  }
+  const parameter: ApiParameter = { pointer: at, name: p.name, in: p.in as ParameterLocation, required: p.required === true, schemaPointer: `${at}/schema` };
+  let schema = p.schema;
+  if (schema === undefined && isObject(p.content)) {
+    const [mediaType, media] = Object.entries(p.content)[0] ?? [];
+    if (mediaType !== undefined && isObject(media)) {
+      parameter.contentType = mediaType;
+      schema = media.schema;
+      parameter.schemaPointer = `${joinPointer(at, "content", mediaType)}/schema`;
+    }
+  }
+  // Optional fields are set only when present (assignments, not spreads: this runs for every parameter).
+  const description = text(p.description);
+  if (description !== undefined) parameter.description = description;
+  if (p.deprecated === true) parameter.deprecated = true;
+  if (schema !== undefined) parameter.schema = schema;
+  if (typeof p.style === "string") parameter.style = p.style;
+  if (typeof p.explode === "boolean") parameter.explode = p.explode;
+  if (p.allowReserved === true) parameter.allowReserved = true;
+  if (p.example !== undefined) parameter.example = p.example;
+  return parameter;
 }
 
 /** Path-level parameters, overridden by operation-level ones with the same name and location. */
