@@ -11,7 +11,7 @@ import { baseToolName } from "./naming.js";
 import { setOwn } from "./own.js";
 import { asObjectSchema } from "./outputs.js";
 import { isObject } from "./pointer.js";
-import { SchemaConverter } from "./schema/convert.js";
+import type { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
 import { unknownAuthMappings } from "./security.js";
 import type {
@@ -91,14 +91,7 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
   );
   if (credential) builder.addCredential(credentialId, credential);
   const security: SecurityRequirement[] = credential ? [{ schemes: [{ id: credentialId, scopes: credential.type === "oauth2" ? credential.scopes : [] }] }] : [];
-  const converter = new SchemaConverter({
-    root: definition,
-    dialect: "jsonschema",
-    file,
-    keyPrefix: id ? `${id}.` : "",
-    definitions: builder.definitions,
-    diagnostics: builder.diagnostics,
-  });
+  const converter = builder.schemaConverter({ root: definition, dialect: "jsonschema", file, id });
   builder.sources.push({
     id,
     kind: "actions",

@@ -1,10 +1,12 @@
 // Collects the tools of one or more sources into a catalog: unique names, shared definitions, credentials,
 // filters, and the diagnostics gathered on the way.
 
+import type { SchemaDialect } from "./document.js";
 import type { Filter, Filterable, FilterSet } from "./filter.js";
 import { passes } from "./filter.js";
 import { NameRegistry } from "./naming.js";
 import { defineOwn } from "./own.js";
+import { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
 import type { Catalog, CredentialScheme, Diagnostic, JsonObjectSchema, JsonSchema, RateLimit, SourceInfo, Tool } from "./types.js";
 
@@ -42,6 +44,11 @@ export class CatalogBuilder {
 
   remember(filters: FilterSet, place: string): void {
     for (const filter of [...filters.include, ...filters.exclude]) this.filterPlaces.set(filter, place);
+  }
+
+  /** A schema converter writing into this catalog's shared definitions and diagnostics. */
+  schemaConverter({ root, dialect, file, id }: { root: unknown; dialect: SchemaDialect; file: string; id: string }): SchemaConverter {
+    return new SchemaConverter({ root, dialect, file, keyPrefix: id ? `${id}.` : "", definitions: this.definitions, diagnostics: this.diagnostics });
   }
 
   addCredential(id: string, credential: CredentialScheme): void {

@@ -8,7 +8,6 @@ import { buildInputs, inputCache } from "./inputs.js";
 import { baseToolName } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
-import { SchemaConverter } from "./schema/convert.js";
 import { credentialsFromDocument, normalizeRequirements, unknownAuthMappings } from "./security.js";
 import type { Diagnostic, RateLimit } from "./types.js";
 
@@ -34,14 +33,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
   const credentialParameters = new Set(
     Object.values(credentials).flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
   );
-  const converter = new SchemaConverter({
-    root: document.root,
-    dialect: document.dialect,
-    file,
-    keyPrefix: id ? `${id}.` : "",
-    definitions: builder.definitions,
-    diagnostics: builder.diagnostics,
-  });
+  const converter = builder.schemaConverter({ root: document.root, dialect: document.dialect, file, id });
   builder.sources.push({
     id,
     kind: "openapi",
