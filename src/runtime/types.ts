@@ -1,0 +1,56 @@
+// The runtime engine's contract with its callers (the MCP binding, `openapi-mcp call`, generated servers).
+// Shapes follow MCP's tools/call result, but nothing here imports the SDK: the binding passes them through.
+
+import { OpenApiMcpError } from "../catalog/errors.js";
+import type { ListedTool } from "../catalog/listing.js";
+
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } | { uri: string; mimeType: string; text: string } };
+
+/** What a tool call returns: MCP's CallToolResult. Failures of the call (not of the protocol) set `isError`. */
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** An HTTP request ready to send: the origin and raw path (with query) kept apart, so nothing re-normalizes the path. */
+export interface PreparedRequest {
+  method: string;
+  /** `https://api.example.com` */
+  origin: string;
+  /** Raw path and query, exactly as sent: `/v1/pets/a%2Fb?tag=x&tag=y`. */
+  path: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
+export interface CallContext {
+  /** Aborted when the client cancels the call or the server shuts down. */
+  signal?: AbortSignal;
+  /** The MCP session, for logs and audit (step 3). */
+  sessionId?: string;
+}
+
+/** What the MCP binding needs from the engine. */
+export interface ToolProvider {
+  listTools(): ListedTool[];
+  hasTool(name: string): boolean;
+  /** Never rejects for a failed call: failures are results with `isError: true`. */
+  callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;
+}
+
+export type OutputValidation = "strict" | "warn" | "off";
+
+/** A problem with what the model sent: reported as an error result naming the argument, never thrown to the client. */
+export class ArgumentError extends OpenApiMcpError {
+  /** JSON pointer into the arguments, e.g. `/body/name`. */
+  readonly pointer: string;
+  constructor({ message, pointer }: { message: string; pointer: string }) {
+    super({ code: "E_ARGUMENT", message });
+    this.pointer = pointer;
+  }
+}
