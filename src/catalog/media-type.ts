@@ -20,6 +20,17 @@ export function parseMediaType(text: string): MediaType | undefined {
   return { type: match[1]!, subtype, ...(plus > 0 ? { suffix: subtype.slice(plus + 1) } : {}) };
 }
 
+/** The parameters of a media type (`charset=utf-8`), names lower-cased, quoted values unquoted. */
+export function mediaTypeParameters(text: string): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  const rest = text.slice(text.indexOf(";") + 1 || text.length);
+  for (const match of rest.matchAll(/\s*([^=;\s]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;]*)\s*;?/g)) {
+    const value = match[2]!.trim();
+    parameters[match[1]!.toLowerCase()] = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value;
+  }
+  return parameters;
+}
+
 export function isJsonMediaType(text: string): boolean {
   const media = parseMediaType(text);
   if (!media) return false;

@@ -30,6 +30,9 @@ export function buildOutput({
 } {
   const success = successResponses(responses);
   const accept = [...new Set(success.flatMap((r) => r.content.map((c) => c.mediaType)))];
+  // An output schema promises structured content for every success; a success that may come back empty (201
+  // with a body, or 204 without) cannot keep that promise, and MCP clients reject a result that breaks it.
+  if (success.some((r) => r.content.length === 0)) return { accept };
   for (const response of success) {
     const json = response.content.find((c) => isJsonMediaType(c.mediaType) && c.schema !== undefined);
     if (!json) continue;

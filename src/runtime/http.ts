@@ -1,0 +1,174 @@
+// Sending a prepared request with undici: one shared keep-alive Agent, the origin and raw path kept apart (so the
+// path is sent exactly as built), an overall timeout, a cap on the body read, retries for idempotent methods on
+// connection errors and 502/503/504, and redirects followed by us within the same origin only.
+
+import { STATUS_CODES } from "node:http";
+import { Agent, type Dispatcher } from "undici";
+import type { PreparedRequest } from "./types.js";
+
+export interface UpstreamResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The body was longer than the cap and was cut there. */
+  truncated: boolean;
+  /** Where the response finally came from (after redirects). */
+  url: string;
+}
+
+/** Why a request got no response: the message is written for the model. */
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: "timeout" | "network" | "cancelled" | "redirect",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SendOptions {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  signal?: AbortSignal;
+  /** Delays before the retries of an idempotent request (at most this many retries). */
+  retryDelaysMs?: number[];
+}
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+const DEFAULT_RETRY_DELAYS = [200, 600];
+
+let sharedAgent: Agent | undefined;
+/** The process-wide keep-alive connection pool. */
+export function sharedDispatcher(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  return sharedAgent;
+}
+
+export async function send(request: PreparedRequest, options: SendOptions): Promise<UpstreamResponse> {
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const delays = IDEMPOTENT.has(request.method) ? (options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS) : [];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await followRedirects(request, { ...options, signal });
+      if (!RETRIED_STATUSES.has(response.status) || attempt >= delays.length) return response;
+    } catch (error) {
+      const failure = asFailure({ error, request, signal, deadline, timeoutMs: options.timeoutMs });
+      if (failure.kind !== "network" || attempt >= delays.length) throw failure;
+    }
+    // A cancellation or the deadline during the pause ends the call like one during a request.
+    await sleep(delays[attempt]!, signal).catch((error: unknown) => {
+      throw asFailure({ error, request, signal, deadline, timeoutMs: options.timeoutMs });
+    });
+  }
+}
+
+async function followRedirects(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {
+  let current = request;
+  for (let hop = 0; ; hop++) {
+    const response = await once(current, options);
+    const location = response.headers.location;
+    if (!REDIRECTS.has(response.status) || location === undefined) return response;
+    const from = new URL(current.path, current.origin);
+    const to = new URL(location, from);
+    if (to.origin !== from.origin) {
+      // Credentials and arguments stay with the API the tool was made for.
+      throw new UpstreamFailure("redirect", `[${current.method}] "${from.href}" redirected to another origin (${to.origin}); not followed`);
+    }
+    if (hop >= MAX_REDIRECTS) throw new UpstreamFailure("redirect", `[${request.method}] "${from.href}": more than ${MAX_REDIRECTS} redirects`);
+    // 303, and 301/302 after a POST, continue as a GET without a body (as browsers do).
+    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
+    const { "content-type": _type, "content-length": _length, ...headers } = current.headers;
+    current = asGet
+      ? { method: "GET", origin: to.origin, path: to.pathname + to.search, headers }
+      : { ...current, path: to.pathname + to.search };
+  }
+}
+
+async function once(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {
+  const response = await options.dispatcher.request({
+    origin: request.origin,
+    path: request.path,
+    method: request.method as Dispatcher.HttpMethod,
+    headers: request.headers,
+    body: request.body === undefined ? null : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
+    signal: options.signal,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > options.maxResponseBytes) {
+      chunks.push(buffer.subarray(0, options.maxResponseBytes - size));
+      size = options.maxResponseBytes;
+      truncated = true;
+      response.body.destroy();
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return {
+    status: response.statusCode,
+    statusText: STATUS_CODES[response.statusCode] ?? "",
+    headers,
+    body: Buffer.concat(chunks),
+    truncated,
+    url: new URL(request.path, request.origin).href,
+  };
+}
+
+function asFailure({
+  error,
+  request,
+  signal,
+  deadline,
+  timeoutMs,
+}: {
+  error: unknown;
+  request: PreparedRequest;
+  signal: AbortSignal;
+  deadline: AbortSignal;
+  timeoutMs: number;
+}): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  const where = `[${request.method}] "${new URL(request.path, request.origin).href}"`;
+  if (deadline.aborted || isTimeout(error)) return new UpstreamFailure("timeout", `${where}: no complete response within ${timeoutMs} ms`);
+  if (signal.aborted) return new UpstreamFailure("cancelled", `${where}: cancelled`);
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const code = (error as { code?: string }).code ?? cause?.code;
+  const detail = [code, (error as Error).message].filter(Boolean).join(" ");
+  return new UpstreamFailure("network", `${where}: ${detail || "the connection failed"}`);
+}
+
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || (error as Error).name === "TimeoutError";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

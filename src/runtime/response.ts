@@ -1,0 +1,136 @@
+// An upstream response as a tool result. JSON becomes structuredContent (checked against the output schema) plus
+// the JSON as text; other text stays text; images become image content; other binary an embedded resource.
+// Failures are results with `isError: true` that say what happened and what the model can do about it.
+
+import { isJsonMediaType, mediaTypeParameters, parseMediaType } from "../catalog/media-type.js";
+import type { Tool } from "../catalog/types.js";
+import type { UpstreamResponse } from "./http.js";
+import type { OutputValidation, ToolResult } from "./types.js";
+import { type Mismatch, placeOf, type Validator } from "./validate.js";
+
+const EXCERPT_CHARS = 1_000;
+const MISMATCHES_SHOWN = 5;
+
+export function errorResult(text: string): ToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+export function mapResponse({
+  response,
+  tool,
+  validator,
+  outputValidation,
+  method,
+}: {
+  response: UpstreamResponse;
+  tool: Tool;
+  validator: Validator;
+  outputValidation: OutputValidation;
+  method: string;
+}): ToolResult {
+  const where = `[${method}] "${response.url}"`;
+  const contentType = response.headers["content-type"] ?? "";
+  if (response.status < 200 || response.status >= 300) return failure({ response, where });
+  const promisesJson = tool.outputSchema !== undefined && outputValidation === "strict";
+  if (response.body.length === 0) {
+    if (promisesJson) return errorResult(`${where}: ${response.status} ${response.statusText}, but with no content where this tool's output schema promises JSON.`);
+    return { content: [{ type: "text", text: `${response.status} ${response.statusText}: the request succeeded; there is no content.` }] };
+  }
+  if (isJsonMediaType(contentType) || (promisesJson && contentType === "")) return json({ response, tool, validator, outputValidation, where });
+  const media = parseMediaType(contentType);
+  if (!media || media.type === "text" || media.subtype === "xml" || media.suffix === "xml" || media.subtype === "x-www-form-urlencoded") {
+    const text = decode(response.body, contentType);
+    return { content: [{ type: "text", text: response.truncated ? `${text}\n${truncationNote(response)}` : text }] };
+  }
+  // A cut image or file is useless: say so rather than hand over broken bytes.
+  if (response.truncated) return errorResult(`${where}: the ${media.type}/${media.subtype} content is larger than ${response.body.length} bytes, the limit (--max-response-bytes).`);
+  const data = response.body.toString("base64");
+  const mimeType = `${media.type}/${media.subtype}`;
+  if (media.type === "image") return { content: [{ type: "image", data, mimeType }] };
+  return { content: [{ type: "resource", resource: { uri: response.url, mimeType, blob: data } }] };
+}
+
+function json({
+  response,
+  tool,
+  validator,
+  outputValidation,
+  where,
+}: {
+  response: UpstreamResponse;
+  tool: Tool;
+  validator: Validator;
+  outputValidation: OutputValidation;
+  where: string;
+}): ToolResult {
+  if (response.truncated) {
+    return errorResult(
+      `${where}: the JSON response is larger than ${response.body.length} bytes, the limit (--max-response-bytes), so it cannot be used. Ask for less: use the operation's filters or paging arguments if it has them.`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(decode(response.body, response.headers["content-type"] ?? ""));
+  } catch {
+    return errorResult(`${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`);
+  }
+  const text = JSON.stringify(data);
+  const structured = tool.outputWrapped ? { result: data } : data;
+  const isObject = structured !== null && typeof structured === "object" && !Array.isArray(structured);
+  if (outputValidation === "off" || !tool.outputSchema) {
+    return isObject ? { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> } : { content: [{ type: "text", text }] };
+  }
+  const mismatches: Mismatch[] = isObject ? validator.output(tool, structured) : [{ pointer: "", message: "must be an object" }];
+  if (mismatches.length === 0) return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
+  const listed = describeMismatches(mismatches, tool.outputWrapped === true);
+  if (outputValidation === "strict") {
+    return errorResult(`${where}: the response does not match the tool's output schema (${listed}). The upstream API differs from its description; the raw response was:\n${text.slice(0, EXCERPT_CHARS)}`);
+  }
+  // warn: the data, with the mismatch said plainly (no outputSchema is advertised in this mode).
+  return { content: [{ type: "text", text: `${text}\n[note: this response does not match the documented schema: ${listed}]` }] };
+}
+
+function failure({ response, where }: { response: UpstreamResponse; where: string }): ToolResult {
+  const lines = [`${where}: ${response.status} ${response.statusText}`.trimEnd()];
+  const body = excerpt(response);
+  if (body) lines.push(body);
+  const hint = HINTS[response.status] ?? (response.status >= 500 ? "The API failed on its side; trying again later may work." : undefined);
+  if (hint) lines.push(response.status === 429 && response.headers["retry-after"] ? `${hint} It asks to wait ${response.headers["retry-after"]} seconds (Retry-After).` : hint);
+  return errorResult(lines.join("\n"));
+}
+
+const HINTS: Record<number, string> = {
+  400: "The API refused the arguments: check them against the message above and the tool's input schema.",
+  401: "The API did not accept the credentials; they come from the server's configuration, not from the arguments.",
+  403: "The credentials in use are not allowed to do this.",
+  404: "Nothing was found there: check the ids and names in the arguments.",
+  409: "The request conflicts with the current state of the resource.",
+  422: "The API could not process the arguments: check them against the message above.",
+  429: "The API is rate limiting these calls: wait before trying again.",
+};
+
+function describeMismatches(mismatches: Mismatch[], wrapped: boolean): string {
+  const shown = mismatches.slice(0, MISMATCHES_SHOWN).map((m) => {
+    const pointer = wrapped ? m.pointer.replace(/^\/result/, "") : m.pointer;
+    return `${pointer === "" ? "the response" : placeOf(pointer)} ${m.message}`;
+  });
+  return mismatches.length > MISMATCHES_SHOWN ? `${shown.join("; ")}; and ${mismatches.length - MISMATCHES_SHOWN} more` : shown.join("; ");
+}
+
+function excerpt(response: UpstreamResponse): string {
+  const text = decode(response.body, response.headers["content-type"] ?? "").trim();
+  return text.length > EXCERPT_CHARS || response.truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+function truncationNote(response: UpstreamResponse): string {
+  return `[truncated: the response is longer than ${response.body.length} bytes, the limit (--max-response-bytes)]`;
+}
+
+function decode(body: Buffer, contentType: string): string {
+  const charset = mediaTypeParameters(contentType).charset ?? "utf-8";
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return new TextDecoder("utf-8").decode(body);
+  }
+}

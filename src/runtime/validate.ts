@@ -1,0 +1,98 @@
+// Validation of a tool's arguments and of what the upstream returns, with Ajv (2020-12). Each shared definition
+// is registered once as a schema of its own and each tool's schemas are compiled on first use, then cached: a
+// 1,000-tool server pays only for the tools that are called.
+
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { JsonSchema, Tool } from "../catalog/types.js";
+
+// ajv-formats is CommonJS with a default export that ESM sees nested.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const DEFINITION_PREFIX = "urn:openapi-mcp:def:";
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+export interface Mismatch {
+  /** JSON pointer to the offending value, "" for the whole. */
+  pointer: string;
+  message: string;
+}
+
+export class Validator {
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false });
+    addFormats(this.ajv);
+    // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
+    this.ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
+    this.ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
+    for (const format of ["float", "double", "byte", "binary", "password"]) this.ajv.addFormat(format, true);
+    for (const [key, definition] of Object.entries(definitions)) {
+      this.ajv.addSchema(typeof definition === "boolean" ? definition : shared(definition), DEFINITION_PREFIX + key);
+    }
+  }
+
+  /** Mismatches of a tool's arguments with its input schema; empty when they are valid. */
+  arguments(tool: Tool, args: unknown): Mismatch[] {
+    return this.check(`in:${tool.name}`, tool.inputSchema, args);
+  }
+
+  /** Mismatches of a response with the tool's output schema (as wrapped); empty when it conforms or there is none. */
+  output(tool: Tool, data: unknown): Mismatch[] {
+    return tool.outputSchema ? this.check(`out:${tool.name}`, tool.outputSchema, data) : [];
+  }
+
+  private check(key: string, schema: JsonSchema, value: unknown): Mismatch[] {
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(shared(schema as object));
+      this.compiled.set(key, validate);
+    }
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map(describe).filter(unique());
+  }
+}
+
+/** A schema whose `#/$defs/<key>` references point at the definitions registered on their own. */
+function shared(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', `"${DEFINITION_PREFIX}`));
+}
+
+function describe(error: ErrorObject): Mismatch {
+  const { instancePath: pointer, params } = error;
+  switch (error.keyword) {
+    case "additionalProperties":
+      return { pointer: `${pointer}/${String(params.additionalProperty)}`, message: `is not an expected field` };
+    case "required":
+      return { pointer: `${pointer}/${String(params.missingProperty)}`, message: "is required but missing" };
+    case "enum":
+      return { pointer, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` };
+    case "type":
+      return { pointer, message: `must be ${String(params.type).replaceAll(",", " or ")}` };
+    default:
+      return { pointer, message: error.message ?? "is not valid" };
+  }
+}
+
+function unique(): (mismatch: Mismatch) => boolean {
+  const seen = new Set<string>();
+  return (m) => {
+    const key = `${m.pointer} ${m.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
+
+/** `/body/name` → `body.name`, `` → `(the whole value)`: how a mismatch is named to the model. */
+export function placeOf(pointer: string): string {
+  if (pointer === "") return "the arguments";
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`))
+    .join("");
+}
