@@ -1,7 +1,9 @@
 // Loading: a source (an OpenAPI document, an action definition or a manifest of several) from a file or an
 // https:// URL into one catalog.
 
+import { basename } from "node:path";
 import { CatalogBuilder } from "../catalog/builder.js";
+import { UserError } from "../catalog/errors.js";
 import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 import { addManifest } from "./manifest.js";
@@ -11,14 +13,40 @@ import { addSource, readDocument, unknownKind } from "./sources.js";
 export type { LoadOptions, SourceKind } from "./sources.js";
 export { detectKind } from "./sources.js";
 
-export async function loadCatalog(source: string, options: LoadOptions = {}): Promise<Catalog> {
+/**
+ * Loads one source, or several: each of several is served under a namespace named after its file
+ * (`cars.openapi.yaml` → `cars__…`), as a manifest would list them.
+ */
+export async function loadCatalog(source: string | string[], options: LoadOptions = {}): Promise<Catalog> {
+  const sources = typeof source === "string" ? [source] : source;
   const builder = new CatalogBuilder(parseFilters({ ...options, place: "command line" }));
-  const document = await readDocument({ location: source, display: source, options });
-  if (document.kind === undefined) throw unknownKind(document.origin.display);
-  if (document.kind === "manifest") {
-    await addManifest({ builder, manifest: document, options });
-  } else {
-    await addSource({ builder, document, options, settings: { id: "", ...(options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {}) } });
+  if (sources.length > 1 && options.baseUrl) {
+    throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
+  }
+  const ids = namespaces(sources);
+  for (const [i, location] of sources.entries()) {
+    const document = await readDocument({ location, display: location, options });
+    if (document.kind === undefined) throw unknownKind(document.origin.display);
+    if (document.kind === "manifest") {
+      if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${location}: a manifest is served on its own, not beside other sources` });
+      await addManifest({ builder, manifest: document, options });
+    } else {
+      const baseUrl = options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {};
+      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl } });
+    }
   }
   return builder.finish();
+}
+
+/** "" for a single source; otherwise each file's name up to its first dot, made a valid and unique id. */
+function namespaces(sources: string[]): string[] {
+  if (sources.length === 1) return [""];
+  const taken = new Set<string>();
+  return sources.map((source) => {
+    const base = (basename(source.replace(/[?#].*$/, "")).split(".")[0] ?? "").replace(/[^A-Za-z0-9-]+/g, "_").replace(/^_+|_+$/g, "") || "source";
+    let id = base;
+    for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
+    taken.add(id);
+    return id;
+  });
 }

@@ -4,6 +4,8 @@
 
 import { STATUS_CODES } from "node:http";
 import { Agent, type Dispatcher } from "undici";
+
+export type { Dispatcher };
 import type { PreparedRequest } from "./types.js";
 
 export interface UpstreamResponse {
