@@ -4,12 +4,15 @@
 
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError, Option } from "commander";
-import { isUserError } from "./catalog/errors.js";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { callTool } from "./call.js";
+import { isUserError, UserError } from "./catalog/errors.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
+import type { OutputValidation } from "./runtime/types.js";
+import { serve } from "./serve.js";
 
 interface SourceFlags {
   baseUrl?: string;
@@ -17,6 +20,24 @@ interface SourceFlags {
   exclude: string[];
   allowRef: string[];
   allowInsecureHttp?: boolean;
+}
+
+interface ServeFlags {
+  transport: "stdio" | "http";
+  port: number;
+  host: string;
+  stateless?: boolean;
+  timeout: number;
+  maxResponseBytes: number;
+  outputValidation: OutputValidation;
+}
+
+interface CallFlags {
+  args: string;
+  dryRun?: boolean;
+  timeout: number;
+  maxResponseBytes: number;
+  outputValidation: OutputValidation;
 }
 
 const EXIT_USER_ERROR = 1;
@@ -31,6 +52,18 @@ function withSourceOptions(command: Command): Command {
     .option("--exclude <filter>", "leave out matching operations (repeatable, same forms as --include)", collect, [])
     .option("--allow-ref <dir|url-prefix>", "let external $refs also read this directory or URL prefix (repeatable)", collect, [])
     .option("--allow-insecure-http", "permit http:// to hosts other than loopback");
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError("must be a whole number greater than 0");
+  return number;
+}
+
+function portNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
+  return number;
 }
 
 function loadOptions(flags: SourceFlags): LoadOptions {
@@ -92,6 +125,81 @@ export async function main(argv: string[]): Promise<number> {
     }
   });
 
+  const runtimeOptions = (command: Command): Command =>
+    command
+      .option("--timeout <ms>", "per upstream call, redirects and retries included", positiveInteger, 60_000)
+      .option("--max-response-bytes <n>", "larger bodies are cut (text) or refused (JSON, binary)", positiveInteger, 1024 * 1024)
+      .addOption(new Option("--output-validation <mode>", "check responses against the output schema").choices(["strict", "warn", "off"]).default("strict"));
+
+  runtimeOptions(
+    withSourceOptions(
+      program
+        .command("serve")
+        .description("serve the source(s) as an MCP server (stdio by default)")
+        .argument("<source...>", "OpenAPI documents, action definitions or one manifest: files or https:// URLs")
+        .addOption(new Option("--transport <kind>", "how clients connect").choices(["stdio", "http"]).default("stdio"))
+        .option("--port <n>", "HTTP port", portNumber, 3000)
+        .option("--host <address>", "HTTP address to listen on", "127.0.0.1")
+        .option("--stateless", "HTTP without sessions, for running many replicas"),
+    ),
+  ).action(async (sources: string[], flags: SourceFlags & ServeFlags) => {
+    const running = await serve(sources, {
+      ...loadOptions(flags),
+      transport: flags.transport,
+      port: flags.port,
+      host: flags.host,
+      stateless: flags.stateless === true,
+      timeoutMs: flags.timeout,
+      maxResponseBytes: flags.maxResponseBytes,
+      outputValidation: flags.outputValidation,
+    });
+    const tools = running.catalog.tools.length;
+    if (running.url) {
+      err(`openapi-mcp: serving ${tools} tool${tools === 1 ? "" : "s"} at ${running.url} (streamable HTTP${flags.stateless ? ", stateless" : ""}); Ctrl-C stops\n`);
+    } else {
+      err(`openapi-mcp: serving ${tools} tool${tools === 1 ? "" : "s"} over stdio\n`);
+    }
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+      running.closed?.then(resolve);
+    });
+    await running.close();
+  });
+
+  runtimeOptions(
+    withSourceOptions(
+      program
+        .command("call")
+        .description("call one tool: shows the request (secrets masked), then the result as an agent receives it")
+        .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
+        .argument("<tool>", "the tool's name, as `inspect` lists it")
+        .option("--args <json>", "the arguments, a JSON object", "{}")
+        .option("--dry-run", "show the request without sending it"),
+    ),
+  ).action(async (source: string, tool: string, flags: SourceFlags & CallFlags) => {
+    let args: unknown;
+    try {
+      args = JSON.parse(flags.args);
+    } catch (error) {
+      throw new UserError({ code: "E_OPTION", message: `--args is not valid JSON: ${(error as Error).message}` });
+    }
+    const report = await callTool(source, {
+      ...loadOptions(flags),
+      tool,
+      args,
+      dryRun: flags.dryRun === true,
+      timeoutMs: flags.timeout,
+      maxResponseBytes: flags.maxResponseBytes,
+      outputValidation: flags.outputValidation,
+    });
+    if (report.request) out(`${flags.dryRun ? "Would send" : "Request"}:\n${report.request}\n\n`);
+    if (report.result) {
+      out(`Result:\n${JSON.stringify(report.result, null, 2)}\n`);
+      if (report.result.isError) exitCode = EXIT_USER_ERROR;
+    }
+  });
+
   try {
     await program.parseAsync(argv);
     return exitCode;
@@ -121,6 +229,8 @@ function invokedDirectly(): boolean {
 }
 
 if (invokedDirectly()) {
-  // Setting exitCode (rather than exiting) lets pending output reach a pipe in full.
-  process.exitCode = await main(process.argv);
+  const code = await main(process.argv);
+  // Exit once stdout has drained: output to a pipe arrives in full, and idle keep-alive connections to an
+  // upstream do not hold the process open.
+  process.stdout.write("", () => process.exit(code));
 }

@@ -1,0 +1,85 @@
+// One tool call from the command line: the request that is (or would be) sent, with every configured secret
+// masked, then the result exactly as an agent would receive it. What `openapi-mcp call` does.
+
+import { UserError } from "./catalog/errors.js";
+import { credentialVariables } from "./catalog/security.js";
+import type { Catalog } from "./catalog/types.js";
+import type { LoadOptions } from "./load/index.js";
+import { loadCatalog } from "./load/index.js";
+import type { Environment } from "./runtime/credentials.js";
+import { Engine } from "./runtime/engine.js";
+import type { OutputValidation, PreparedRequest, ToolResult } from "./runtime/types.js";
+
+export interface CallOptions extends LoadOptions {
+  tool: string;
+  args?: unknown;
+  dryRun?: boolean;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  outputValidation?: OutputValidation;
+  env?: Environment;
+}
+
+export interface CallReport {
+  /** The request as text, secrets masked; absent when the call stopped before one was built. */
+  request?: string;
+  /** Absent on a dry run that built a request. */
+  result?: ToolResult;
+}
+
+const MASK = "****";
+const BODY_SHOWN = 4_000;
+
+export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
+  const catalog = await loadCatalog(sources, options);
+  const env = options.env ?? process.env;
+  const engine = new Engine({
+    catalog,
+    env,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    ...(options.outputValidation ? { outputValidation: options.outputValidation } : {}),
+  });
+  if (!engine.hasTool(options.tool)) {
+    const names = catalog.tools.map((t) => t.name);
+    throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${options.tool}'; the source has: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` });
+  }
+  const prepared = engine.prepare(options.tool, options.args);
+  if ("error" in prepared) return { result: prepared.error };
+  const request = describeRequest(prepared.request, secretsOf(catalog, env));
+  if (options.dryRun) return { request };
+  const result = await engine.callTool(options.tool, options.args);
+  return { request, result: maskResult(result, secretsOf(catalog, env)) };
+}
+
+/** Every configured credential value: masked wherever it would show. */
+function secretsOf(catalog: Catalog, env: Environment): string[] {
+  const values = Object.values(catalog.credentials).flatMap((credential) => credentialVariables(credential).map((name) => env[name]));
+  return values.filter((v): v is string => typeof v === "string" && v.length > 0);
+}
+
+function mask(text: string, secrets: string[]): string {
+  let masked = text;
+  // Longest first, so a secret that contains another is masked whole; encoded forms too (query strings).
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    for (const form of new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString("base64")])) masked = masked.replaceAll(form, MASK);
+  }
+  return masked;
+}
+
+export function describeRequest(request: PreparedRequest, secrets: string[]): string {
+  const lines = [`${request.method} ${request.origin}${request.path}`];
+  for (const [name, value] of Object.entries(request.headers)) {
+    // Authorization carries credentials even when its value is derived (basic = base64 of user:password).
+    lines.push(`${name}: ${name === "authorization" ? `${value.split(" ")[0]} ${MASK}` : value}`);
+  }
+  if (request.body && request.body.length > 0) {
+    const text = Buffer.from(request.body).toString("utf8");
+    lines.push("", text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}… (${request.body.length} bytes)` : text);
+  }
+  return mask(lines.join("\n"), secrets);
+}
+
+function maskResult(result: ToolResult, secrets: string[]): ToolResult {
+  return secrets.length === 0 ? result : (JSON.parse(mask(JSON.stringify(result), secrets)) as ToolResult);
+}

@@ -1,0 +1,125 @@
+// The `/mcp` endpoint behind the HTTP guard: which SDK transport a request goes to. Stateful: one transport and one
+// `Server` per session, found by `Mcp-Session-Id`. Stateless (for replicas behind a load balancer): a fresh pair per
+// request, because the SDK refuses to reuse a stateless transport (it would mix up JSON-RPC ids across clients).
+
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolProvider } from "../runtime/types.js";
+import type { CallTracker } from "./calls.js";
+import { createMcpServer } from "./mcp.js";
+
+export interface EndpointOptions {
+  provider: ToolProvider;
+  name: string;
+  version: string;
+  instructions?: string;
+  stateless: boolean;
+  calls: CallTracker;
+  log: (line: string) => void;
+}
+
+/** Writes a JSON-RPC error with no id, the shape the SDK uses for transport-level refusals. */
+export function sendRpcError({
+  res,
+  status,
+  code,
+  message,
+  headers = {},
+}: {
+  res: ServerResponse;
+  status: number;
+  code: number;
+  message: string;
+  headers?: Record<string, string>;
+}): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(body);
+}
+
+export class McpEndpoint {
+  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  /** Everything open that close() must close: session transports, and stateless transports mid-request. */
+  private readonly open = new Set<StreamableHTTPServerTransport>();
+
+  constructor(private readonly options: EndpointOptions) {}
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Serves one request; a POST's body was read and parsed by the caller (it needs it to tell initialize apart). */
+  async handle({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }): Promise<void> {
+    if (this.options.stateless) return this.handleStateless({ req, res, body });
+    const header = req.headers["mcp-session-id"];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId !== undefined) {
+      const transport = this.sessions.get(sessionId);
+      if (!transport) return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
+      return transport.handleRequest(req, res, body);
+    }
+    if (req.method === "POST" && isInitializeRequest(body)) return this.startSession({ req, res, body });
+    sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
+  }
+
+  /** Closes every session and in-flight stateless transport; their servers abort what they still run. */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.open].map((transport) => transport.close()));
+  }
+
+  private async startSession({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }) {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, transport);
+      },
+    });
+    // Set before connect(): the SDK's Server chains its own onclose after ours. DELETE ends up here too.
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      this.open.delete(transport);
+    };
+    this.open.add(transport);
+    const server = this.server(transport);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // Refused before a session began (a bad Accept header, say): nothing will ever reach this pair again.
+    if (transport.sessionId === undefined) await server.close();
+  }
+
+  private async handleStateless({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }) {
+    // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
+    if (req.method !== "POST") {
+      const message = "Method not allowed: a stateless server takes POST only";
+      return sendRpcError({ res, status: 405, code: -32000, message, headers: { allow: "POST" } });
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = this.server(transport);
+    this.open.add(transport);
+    // When the response ends (answered, or the client went away) the pair goes; a call still running is aborted.
+    res.on("close", () => {
+      this.open.delete(transport);
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private server(transport: StreamableHTTPServerTransport) {
+    const { provider, name, version, instructions, calls, log } = this.options;
+    // A cancelled request gets no answer from the SDK: end its response stream, or it stays open for the session.
+    const onCancelled = (id: string | number) => transport.closeSSEStream(id);
+    const server = createMcpServer({
+      provider,
+      name,
+      version,
+      calls,
+      log,
+      onCancelled,
+      ...(instructions ? { instructions } : {}),
+    });
+    server.onerror = (error) => log(`mcp: ${error.message}`);
+    return server;
+  }
+}

@@ -1,0 +1,168 @@
+// MCP over streamable HTTP on plain node:http: `/mcp` for the protocol, `/healthz` beside it. The SDK's own
+// Host/Origin options are deprecated and its middleware is express-only, so the guard runs here, before the SDK.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolProvider } from "../runtime/types.js";
+import { CallTracker } from "./calls.js";
+import { McpEndpoint, sendRpcError } from "./endpoint.js";
+import { bracketed, RequestGuard } from "./guard.js";
+
+export interface HttpOptions {
+  provider: ToolProvider;
+  name: string;
+  version: string;
+  instructions?: string;
+  host?: string;
+  /** 0 picks a free port (see the handle's `port`). */
+  port?: number;
+  stateless?: boolean;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  /** How long `close()` lets in-flight calls finish before aborting them (ms). */
+  graceMs?: number;
+  maxBodyBytes?: number;
+  log?: (line: string) => void;
+}
+
+export interface HttpHandle {
+  /** `http://<host>:<port>/mcp` */
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight calls finish up to the grace period, aborts the rest, closes every session. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** After the grace period: how long aborted calls and their answers get to go out before connections are cut. */
+const FLUSH_MS = 1_000;
+
+export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
+  const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const calls = new CallTracker();
+  const endpoint = new McpEndpoint({ ...options, stateless: options.stateless ?? false, calls, log });
+  /** POST responses still open: they carry the answers of the calls a shutdown waits for. */
+  const posts = new Set<ServerResponse>();
+  let guard: RequestGuard | undefined;
+  let closing: Promise<void> | undefined;
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+      return;
+    }
+    if (path !== "/mcp") {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }));
+      return;
+    }
+    const refusal = guard?.checkHost(req.headers.host) ?? guard?.checkOrigin(req.headers.origin);
+    if (refusal) {
+      log(`refused: ${refusal}`);
+      return sendRpcError({ res, status: 403, code: -32000, message: refusal });
+    }
+    if (req.method !== "GET" && req.method !== "POST" && req.method !== "DELETE") {
+      const headers = { allow: "GET, POST, DELETE" };
+      return sendRpcError({ res, status: 405, code: -32000, message: "Method not allowed", headers });
+    }
+    let body: unknown;
+    if (req.method === "POST") {
+      const text = await readBody({ req, limit: maxBodyBytes });
+      if (text === undefined) {
+        // The rest of the body is left unread, so this connection cannot carry another request.
+        const message = `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`;
+        return sendRpcError({ res, status: 413, code: -32000, message, headers: { connection: "close" } });
+      }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return sendRpcError({ res, status: 400, code: -32700, message: "Parse error: Invalid JSON" });
+      }
+    }
+    // While shutting down, only notifications and responses (a cancellation, say) still reach the sessions.
+    if (closing && (req.method !== "POST" || [body].flat().some(isJSONRPCRequest))) {
+      const headers = { connection: "close", "retry-after": "1" };
+      return sendRpcError({ res, status: 503, code: -32000, message: "Server shutting down", headers });
+    }
+    if (req.method === "POST") {
+      posts.add(res);
+      res.on("close", () => posts.delete(res));
+    }
+    await endpoint.handle({ req, res, body });
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      log(`http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!res.headersSent) sendRpcError({ res, status: 500, code: -32603, message: "Internal error" });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const { allowedHosts, allowedOrigins } = options;
+  guard = new RequestGuard({
+    host,
+    port: bound,
+    ...(allowedHosts ? { allowedHosts } : {}),
+    ...(allowedOrigins ? { allowedOrigins } : {}),
+  });
+
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      let stopped = false;
+      const allClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      void allClosed.then(() => {
+        stopped = true;
+      });
+      server.closeIdleConnections();
+      if (!(await calls.drain(graceMs))) {
+        calls.abort();
+        await calls.drain(FLUSH_MS);
+      }
+      await until({ done: () => posts.size === 0, ms: FLUSH_MS });
+      await endpoint.closeAll();
+      // Keep-alive connections that carried a request meanwhile, then whatever is left after a last chance.
+      server.closeIdleConnections();
+      await until({ done: () => stopped, ms: FLUSH_MS });
+      server.closeAllConnections();
+      await allClosed;
+    })();
+    return closing;
+  };
+
+  return { url: `http://${bracketed(host)}:${bound}/mcp`, port: bound, close };
+}
+
+/** The body as text, or undefined once it passes `limit` bytes (the declared length is checked first). */
+function readBody({ req, limit }: { req: IncomingMessage; limit: number }): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers["content-length"]) > limit) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.once("error", reject);
+  });
+}
+
+/** Polls `done` until it holds or `ms` pass. */
+async function until({ done, ms }: { done: () => boolean; ms: number }): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -1,0 +1,10 @@
+// The MCP binding: the one module that imports the MCP SDK.
+
+export { CallTracker, ShutdownError } from "./calls.js";
+export { isLoopbackHost, RequestGuard } from "./guard.js";
+export type { HttpHandle, HttpOptions } from "./http.js";
+export { serveHttp } from "./http.js";
+export type { McpServerOptions } from "./mcp.js";
+export { createMcpServer } from "./mcp.js";
+export type { StdioHandle, StdioOptions } from "./stdio.js";
+export { serveStdio } from "./stdio.js";
