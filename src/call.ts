@@ -8,6 +8,7 @@ import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
 import type { Environment } from "./runtime/credentials.js";
 import { Engine } from "./runtime/engine.js";
+import { MASK, maskText, maskValue } from "./runtime/secrets.js";
 import type { OutputValidation, PreparedRequest, ToolResult } from "./runtime/types.js";
 
 export interface CallOptions extends LoadOptions {
@@ -27,7 +28,6 @@ export interface CallReport {
   result?: ToolResult;
 }
 
-const MASK = "****";
 const BODY_SHOWN = 4_000;
 
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
@@ -46,25 +46,18 @@ export async function callTool(sources: string | string[], options: CallOptions)
   }
   const prepared = engine.prepare(options.tool, options.args);
   if ("error" in prepared) return { result: prepared.error };
-  const request = describeRequest(prepared.request, secretsOf(catalog, env));
+  // Every configured credential, not only the ones this request carries: none may show.
+  const secrets = [...prepared.secrets, ...secretsOf(catalog, env)];
+  const request = describeRequest(prepared.request, secrets);
   if (options.dryRun) return { request };
   const result = await engine.callTool(options.tool, options.args);
-  return { request, result: maskResult(result, secretsOf(catalog, env)) };
+  return { request, result: maskValue(result, secrets) };
 }
 
 /** Every configured credential value: masked wherever it would show. */
 function secretsOf(catalog: Catalog, env: Environment): string[] {
   const values = Object.values(catalog.credentials).flatMap((credential) => credentialVariables(credential).map((name) => env[name]));
   return values.filter((v): v is string => typeof v === "string" && v.length > 0);
-}
-
-function mask(text: string, secrets: string[]): string {
-  let masked = text;
-  // Longest first, so a secret that contains another is masked whole; encoded forms too (query strings).
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    for (const form of new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString("base64")])) masked = masked.replaceAll(form, MASK);
-  }
-  return masked;
 }
 
 export function describeRequest(request: PreparedRequest, secrets: string[]): string {
@@ -77,9 +70,5 @@ export function describeRequest(request: PreparedRequest, secrets: string[]): st
     const text = Buffer.from(request.body).toString("utf8");
     lines.push("", text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}… (${request.body.length} bytes)` : text);
   }
-  return mask(lines.join("\n"), secrets);
-}
-
-function maskResult(result: ToolResult, secrets: string[]): ToolResult {
-  return secrets.length === 0 ? result : (JSON.parse(mask(JSON.stringify(result), secrets)) as ToolResult);
+  return maskText(lines.join("\n"), secrets);
 }

@@ -11,22 +11,31 @@ function resolveValue(source: ValueSource, env: Environment): string | undefined
   return value === undefined || value === "" ? undefined : value;
 }
 
+interface Contribution {
+  in: "header" | "query" | "cookie";
+  name: string;
+  value: string;
+  /** The secret values within (a basic header's encoded pair counts as well as the password). */
+  secrets: string[];
+}
+
 /** Header, query and cookie values a scheme adds, or undefined when its values are not configured. */
-function contributionOf(scheme: CredentialScheme, env: Environment): Array<{ in: "header" | "query" | "cookie"; name: string; value: string }> | undefined {
+function contributionOf(scheme: CredentialScheme, env: Environment): Contribution[] | undefined {
   switch (scheme.type) {
     case "apiKey": {
       const value = resolveValue(scheme.value, env);
-      return value === undefined ? undefined : [{ in: scheme.in, name: scheme.parameter, value }];
+      return value === undefined ? undefined : [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
     }
     case "bearer": {
       const token = resolveValue(scheme.token, env);
-      return token === undefined ? undefined : [{ in: "header", name: "authorization", value: `Bearer ${token}` }];
+      return token === undefined ? undefined : [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
     }
     case "basic": {
       const username = resolveValue(scheme.username, env);
       const password = resolveValue(scheme.password, env);
       if (username === undefined || password === undefined) return undefined;
-      return [{ in: "header", name: "authorization", value: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` }];
+      const pair = `${username}:${password}`;
+      return [{ in: "header", name: "authorization", value: `Basic ${Buffer.from(pair).toString("base64")}`, secrets: [password, pair] }];
     }
     default:
       // OAuth 2.0 client credentials arrive with the guard-rail step; unsupported schemes never apply.
@@ -34,6 +43,7 @@ function contributionOf(scheme: CredentialScheme, env: Environment): Array<{ in:
   }
 }
 
+/** The request with credentials added, and the secret values it now carries (to be masked wherever they show). */
 export function applyCredentials({
   request,
   security,
@@ -44,7 +54,7 @@ export function applyCredentials({
   security: SecurityRequirement[];
   credentials: Record<string, CredentialScheme>;
   env: Environment;
-}): PreparedRequest {
+}): { request: PreparedRequest; secrets: string[] } {
   for (const alternative of security) {
     const parts = alternative.schemes.map((s) => {
       const scheme = credentials[s.id];
@@ -53,13 +63,15 @@ export function applyCredentials({
     if (parts.some((p) => p === undefined)) continue;
     const headers = { ...request.headers };
     let path = request.path;
+    const secrets: string[] = [];
     for (const part of parts.flat()) {
       if (!part) continue;
+      secrets.push(...part.secrets);
       if (part.in === "header") headers[part.name.toLowerCase()] = part.value;
       else if (part.in === "cookie") headers.cookie = [headers.cookie, `${part.name}=${encodeURIComponent(part.value)}`].filter(Boolean).join("; ");
       else path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
     }
-    return { ...request, headers, path };
+    return { request: { ...request, headers, path }, secrets };
   }
-  return request;
+  return { request, secrets: [] };
 }

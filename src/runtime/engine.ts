@@ -9,6 +9,7 @@ import { applyCredentials, type Environment } from "./credentials.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
+import { maskValue } from "./secrets.js";
 import { ArgumentError, type CallContext, type OutputValidation, type PreparedRequest, type ToolProvider, type ToolResult } from "./types.js";
 import { placeOf, Validator } from "./validate.js";
 
@@ -53,8 +54,11 @@ export class Engine implements ToolProvider {
     return this.tools.has(name);
   }
 
-  /** The request a call would send, credentials included, or the error result that stops it first. */
-  prepare(name: string, args: unknown): { tool: Tool; request: PreparedRequest } | { error: ToolResult } {
+  /**
+   * The request a call would send, credentials included, with the secret values it carries; or the error result
+   * that stops it first.
+   */
+  prepare(name: string, args: unknown): { tool: Tool; request: PreparedRequest; secrets: string[] } | { error: ToolResult } {
     const tool = this.tools.get(name);
     if (!tool) return { error: errorResult(`There is no tool named '${name}'.`) };
     const given = args ?? {};
@@ -68,8 +72,8 @@ export class Engine implements ToolProvider {
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
       const operation = tool.operation.headers ? { ...tool.operation, headers: expandStaticHeaders(tool.operation.headers, env) } : tool.operation;
       const built = buildRequest({ operation, args: given as Record<string, unknown> });
-      const request = applyCredentials({ request: built, security: tool.operation.security, credentials: this.options.catalog.credentials, env });
-      return { tool, request };
+      const { request, secrets } = applyCredentials({ request: built, security: tool.operation.security, credentials: this.options.catalog.credentials, env });
+      return { tool, request, secrets };
     } catch (error) {
       if (error instanceof ArgumentError) return { error: errorResult(`Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`) };
       if (error instanceof OpenApiMcpError) return { error: errorResult(`${name} cannot be called: ${error.message}`) };
@@ -80,7 +84,11 @@ export class Engine implements ToolProvider {
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const prepared = this.prepare(name, args);
     if ("error" in prepared) return prepared.error;
-    const { tool, request } = prepared;
+    // Whatever the result says (URLs in messages, echoed requests, resource URIs), no credential shows in it.
+    return maskValue(await this.send(prepared, context), prepared.secrets);
+  }
+
+  private async send({ tool, request }: { tool: Tool; request: PreparedRequest }, context: CallContext): Promise<ToolResult> {
     try {
       const response = await send(request, {
         dispatcher: this.options.dispatcher ?? sharedDispatcher(),
@@ -102,6 +110,7 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   network: "The API could not be reached; it may be down. Trying again later may work.",
   cancelled: "The call was cancelled before the API answered; it may or may not have taken effect.",
   redirect: "The API sent the request elsewhere, and that was not followed.",
+  invalid: "Nothing was sent; the request as configured cannot be sent over HTTP.",
 };
 
 /** Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder. */

@@ -22,7 +22,7 @@ export interface UpstreamResponse {
 /** Why a request got no response: the message is written for the model. */
 export class UpstreamFailure extends Error {
   constructor(
-    readonly kind: "timeout" | "network" | "cancelled" | "redirect",
+    readonly kind: "timeout" | "network" | "cancelled" | "redirect" | "invalid",
     message: string,
   ) {
     super(message);
@@ -151,6 +151,8 @@ function asFailure({
   if (signal.aborted) return new UpstreamFailure("cancelled", `${where}: cancelled`);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = (error as { code?: string }).code ?? cause?.code;
+  // undici refused to send it (a header it cannot encode, say): trying again would not help.
+  if (code === "UND_ERR_INVALID_ARG") return new UpstreamFailure("invalid", `${where}: the request could not be sent: ${(error as Error).message}`);
   const detail = [code, (error as Error).message].filter(Boolean).join(" ");
   return new UpstreamFailure("network", `${where}: ${detail || "the connection failed"}`);
 }

@@ -68,8 +68,16 @@ function serialized({
   const result: Array<[string, string]> = [];
   for (const binding of operation.parameters[location]) {
     const value = argument({ args, name: binding.argument });
-    // A line break would end the header and start another one (or a second request): refused, not escaped.
-    if (location !== "query" && hasControl(value)) {
+    // A line break would end the header and start another one (or a second request): refused, not escaped. A
+    // header value holds only tab and visible ASCII (RFC 9110); anything else is refused too, since it would be
+    // sent as other bytes than meant, or not at all. Cookie values are percent-encoded, so only breaks matter.
+    if (location === "header" && notFieldValue(value)) {
+      throw new ArgumentError({
+        message: `header parameter '${binding.name}' may hold only visible ASCII characters and tabs (no line breaks, control characters or non-ASCII text)`,
+        pointer: joinPointer("", binding.argument),
+      });
+    }
+    if (location === "cookie" && hasControl(value)) {
       throw new ArgumentError({
         message: `${location} parameter '${binding.name}' must not contain CR, LF or NUL characters`,
         pointer: joinPointer("", binding.argument),
@@ -81,11 +89,20 @@ function serialized({
   return result;
 }
 
-function hasControl(value: unknown): boolean {
-  if (typeof value === "string") return /[\r\n\0]/.test(value);
-  if (Array.isArray(value)) return value.some(hasControl);
-  if (isObject(value)) return Object.entries(value).some(([key, item]) => hasControl(key) || hasControl(item));
+/** Whether any string in the value (keys included) matches `pattern`. */
+function anyText(value: unknown, pattern: RegExp): boolean {
+  if (typeof value === "string") return pattern.test(value);
+  if (Array.isArray(value)) return value.some((item) => anyText(item, pattern));
+  if (isObject(value)) return Object.entries(value).some(([key, item]) => pattern.test(key) || anyText(item, pattern));
   return false;
+}
+
+function hasControl(value: unknown): boolean {
+  return anyText(value, /[\r\n\0]/);
+}
+
+function notFieldValue(value: unknown): boolean {
+  return anyText(value, /[^\t\x20-\x7e]/);
 }
 
 /** The path template with its placeholders filled, segment by segment, so each filled segment can be checked. */

@@ -37,6 +37,10 @@ export function mapResponse({
     return { content: [{ type: "text", text: `${response.status} ${response.statusText}: the request succeeded; there is no content.` }] };
   }
   if (isJsonMediaType(contentType) || (promisesJson && contentType === "")) return json({ response, tool, validator, outputValidation, where });
+  // A tool with an output schema must answer with structured content; MCP clients refuse the whole call otherwise.
+  if (promisesJson) {
+    return errorResult(`${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${excerpt(response)}`);
+  }
   const media = parseMediaType(contentType);
   if (!media || media.type === "text" || media.subtype === "xml" || media.suffix === "xml" || media.subtype === "x-www-form-urlencoded") {
     const text = decode(response.body, contentType);
@@ -95,7 +99,7 @@ function failure({ response, where }: { response: UpstreamResponse; where: strin
   const body = excerpt(response);
   if (body) lines.push(body);
   const hint = HINTS[response.status] ?? (response.status >= 500 ? "The API failed on its side; trying again later may work." : undefined);
-  if (hint) lines.push(response.status === 429 && response.headers["retry-after"] ? `${hint} It asks to wait ${response.headers["retry-after"]} seconds (Retry-After).` : hint);
+  if (hint) lines.push(response.status === 429 ? `${hint}${retryAfter(response.headers["retry-after"])}` : hint);
   return errorResult(lines.join("\n"));
 }
 
@@ -108,6 +112,12 @@ const HINTS: Record<number, string> = {
   422: "The API could not process the arguments: check them against the message above.",
   429: "The API is rate limiting these calls: wait before trying again.",
 };
+
+/** Retry-After is a number of seconds or an HTTP date. */
+function retryAfter(value: string | undefined): string {
+  if (value === undefined) return "";
+  return /^\d+$/.test(value.trim()) ? ` It asks to wait ${value.trim()} seconds (Retry-After).` : ` It asks to wait until ${value.trim()} (Retry-After).`;
+}
 
 function describeMismatches(mismatches: Mismatch[], wrapped: boolean): string {
   const shown = mismatches.slice(0, MISMATCHES_SHOWN).map((m) => {

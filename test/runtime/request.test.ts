@@ -266,10 +266,12 @@ describe("no argument injects a header line", () => {
     ["CR in an array item", { trace: ["a", "b\r"] }, "/trace"],
     ["LF in an object key", { trace: { "a\nb": "c" } }, "/trace"],
     ["CRLF in a cookie value", { session: "s\r\nSet-Cookie: x=1" }, "/session"],
+    ["a control character in a header value", { trace: "bell \u0007" }, "/trace"],
+    ["non-ASCII text in a header value", { trace: "tick ✓" }, "/trace"],
   ])("refuses %s", (_, args, pointer) => {
     const refused = refusal(() => buildRequest({ operation: op, args: { name: "a", ...args } }));
     expect(refused.pointer).toBe(pointer);
-    expect(refused.message).toMatch(/CR, LF or NUL/);
+    expect(refused.message).toMatch(pointer === "/session" ? /CR, LF or NUL/ : /no line breaks, control characters or non-ASCII text/);
   });
 
   it("sends other header text as it is", () => {
