@@ -5,6 +5,7 @@
 import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, titleFor } from "./builder.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
+import { isReservedHeader } from "./http-headers.js";
 import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";
 import { baseToolName } from "./naming.js";
@@ -225,6 +226,10 @@ function placeArguments({
     const location = placement.in ?? (placeholders.has(name) ? "path" : QUERY_METHODS.has(method) ? "query" : "body");
     if (location === "body") {
       bodyFields.push(name);
+      continue;
+    }
+    if (location === "header" && isReservedHeader(placement.name ?? name)) {
+      report({ severity: "error", code: "reserved-header", pointer: `${pointer}/in/${name}`, message: `'${placement.name ?? name}' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header` });
       continue;
     }
     const style = location === "query" || location === "cookie" ? "form" : "simple";

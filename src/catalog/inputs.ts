@@ -3,6 +3,7 @@
 // stable; each parameter's style and explode are resolved from the defaults of its location.
 
 import type { ApiOperation, ApiParameter, ApiRequestBody } from "./document.js";
+import { OPENAPI_IGNORED_HEADERS, TRANSPORT_HEADERS } from "./http-headers.js";
 import { bodyKind, preferredMediaType } from "./media-type.js";
 import { defineOwn } from "./own.js";
 import { isObject } from "./pointer.js";
@@ -26,8 +27,6 @@ const ALLOWED_STYLES: Record<ParameterLocation, ParameterStyle[]> = {
   header: ["simple"],
   cookie: ["form"],
 };
-// OpenAPI: header parameters with these names are ignored; the content type and credentials are ours to set.
-const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
 
 /** A multipart file: base64 content with a filename. */
 export const FILE_SCHEMA = {
@@ -102,7 +101,11 @@ export function buildInputs({
       if (parameter.in !== location) continue;
       const key = `${location}:${location === "header" ? parameter.name.toLowerCase() : parameter.name}`;
       if (credentialParameters.has(key)) continue;
-      if (location === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+      if (location === "header" && OPENAPI_IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+      if (location === "header" && TRANSPORT_HEADERS.has(parameter.name.toLowerCase())) {
+        report({ severity: "warning", code: "reserved-header", pointer: parameter.pointer, message: `header parameter '${parameter.name}' is set by HTTP itself; it is not a tool argument` });
+        continue;
+      }
       const argument = claim(parameter.name, location);
       let schema = cache.schemas.get(parameter);
       if (schema === undefined) {

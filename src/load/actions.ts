@@ -2,6 +2,7 @@
 // schema cannot state (unique action names, no literal secrets in headers).
 
 import type { ActionDefinition } from "../catalog/actions.js";
+import { TRANSPORT_HEADERS } from "../catalog/http-headers.js";
 import { isObject } from "../catalog/pointer.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
@@ -35,6 +36,9 @@ function ruleProblems({ parsed, file }: { parsed: Parsed; file: string }): strin
   for (const [pointer, headers] of headerPlaces) {
     if (!isObject(headers)) continue;
     for (const [name, header] of Object.entries(headers)) {
+      if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
+        problems.push(problemLine({ parsed, file, pointer: `${pointer}/${name}`, message: `'${name}' is set by HTTP itself and cannot be a static header` }));
+      }
       if (SENSITIVE_HEADER.test(name) && typeof header === "string" && !header.includes("${")) {
         problems.push(problemLine({ parsed, file, pointer: `${pointer}/${name}`, message: "a credential header must not hold a literal value; use 'auth' or a ${VAR} reference" }));
       }

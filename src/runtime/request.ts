@@ -2,6 +2,7 @@
 // and the path's shape only from the template: arguments fill placeholders, percent-encoded, and nothing else.
 
 import { OpenApiMcpError } from "../catalog/errors.js";
+import { TRANSPORT_HEADERS } from "../catalog/http-headers.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import type { Operation, ParameterLocation } from "../catalog/types.js";
 import { buildBody } from "./body.js";
@@ -29,9 +30,15 @@ export function buildRequest({
 
   const headers: Record<string, string> = {};
   if (operation.accept.length > 0) headers.accept = operation.accept.join(", ");
-  for (const [name, text] of serialized({ operation, args, location: "header" })) headers[name.toLowerCase()] = text;
+  // Framing and routing headers (Host, Content-Length…) are never taken from a catalog, whatever it says: the
+  // loader already leaves them out, and a catalog is data that could have been written by hand.
+  for (const [name, text] of serialized({ operation, args, location: "header" })) {
+    if (!TRANSPORT_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = text;
+  }
   // Static headers are configuration: a tool argument never overrides one. `${VAR}`s are the caller's to expand.
-  for (const [name, text] of Object.entries(operation.headers ?? {})) headers[name.toLowerCase()] = text;
+  for (const [name, text] of Object.entries(operation.headers ?? {})) {
+    if (!TRANSPORT_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = text;
+  }
   const cookies = serialized({ operation, args, location: "cookie" }).map(([, text]) => text);
   if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join("; ");
 
@@ -159,7 +166,19 @@ function encodeTemplateText(text: string): string {
 }
 
 /** Origin, path (no trailing slash) and query of the base URL; a clear error when there is none to use. */
+// Parsed base URLs, by URL: a server calls the same few bases thousands of times.
+const bases = new Map<string, { origin: string; path: string; query: string }>();
+
 function baseOf(url: string): { origin: string; path: string; query: string } {
+  let base = bases.get(url);
+  if (base === undefined) {
+    base = parseBase(url);
+    if (bases.size < 1_000) bases.set(url, base);
+  }
+  return base;
+}
+
+function parseBase(url: string): { origin: string; path: string; query: string } {
   const hint = "pass --base-url <url> (or set baseUrl for this source)";
   if (url === "")
     throw new OpenApiMcpError({ code: "E_NO_BASE_URL", message: `this API names no server URL: ${hint}` });

@@ -9,52 +9,58 @@ export class ShutdownError extends Error {
   }
 }
 
-export class CallTracker {
-  private readonly shutdown = new AbortController();
-  private readonly pending = new Set<Promise<unknown>>();
+interface Running {
+  controller: AbortController;
+  /** Settles the call at once with a ShutdownError, even if its provider ignores the abort. */
+  cut: (error: ShutdownError) => void;
+}
 
-  /** Fires when the shutdown gives up waiting: providers see it through their call's signal. */
-  get signal(): AbortSignal {
-    return this.shutdown.signal;
-  }
+export class CallTracker {
+  private closing = false;
+  // Each call's own controller, so shutdown aborts them one by one: nothing long-lived holds a listener per call
+  // (an AbortSignal.any over a server-lifetime signal kept ~140 B per call for good).
+  private readonly running = new Map<Promise<unknown>, Running>();
 
   get size(): number {
-    return this.pending.size;
+    return this.running.size;
   }
 
   /**
-   * Tracks `call` until it settles, and settles at once with a `ShutdownError` when the shutdown aborts: the
-   * client then gets an answer even from a provider that ignores its signal.
+   * Runs `call` with a signal that fires when `requestSignal` does (the client cancelled or went away) or when the
+   * shutdown gives up waiting, and tracks it until it settles.
    */
-  run<T>(call: Promise<T>): Promise<T> {
-    const { signal } = this.shutdown;
-    if (signal.aborted) return Promise.reject(new ShutdownError());
-    let onAbort = (): void => {};
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new ShutdownError());
-      signal.addEventListener("abort", onAbort, { once: true });
+  run<T>(requestSignal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(new ShutdownError());
+    const controller = new AbortController();
+    const onRequestAbort = (): void => controller.abort(requestSignal.reason);
+    if (requestSignal.aborted) controller.abort(requestSignal.reason);
+    else requestSignal.addEventListener("abort", onRequestAbort, { once: true });
+    let cut: (error: ShutdownError) => void = () => {};
+    const shutdown = new Promise<never>((_, reject) => {
+      cut = reject;
     });
-    const raced = Promise.race([call, aborted]).finally(() => {
-      signal.removeEventListener("abort", onAbort);
-      this.pending.delete(raced);
+    const started = call(controller.signal);
+    // The race may be lost to the shutdown; the provider's late rejection is nobody's concern then.
+    started.catch(() => {});
+    const raced = Promise.race([started, shutdown]).finally(() => {
+      requestSignal.removeEventListener("abort", onRequestAbort);
+      this.running.delete(raced);
     });
-    this.pending.add(raced);
-    // The race itself may lose to the abort; the provider's late rejection is not anyone's concern then.
-    call.catch(() => {});
+    this.running.set(raced, { controller, cut });
     return raced;
   }
 
   /** Resolves true once nothing is in flight, or false when `ms` pass first. */
   async drain(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
-    while (this.pending.size > 0) {
+    while (this.running.size > 0) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, left);
       });
-      await Promise.race([Promise.allSettled([...this.pending]), timeout]);
+      await Promise.race([Promise.allSettled([...this.running.keys()]), timeout]);
       clearTimeout(timer);
     }
     return true;
@@ -62,6 +68,11 @@ export class CallTracker {
 
   /** Aborts every call still running and refuses new ones. */
   abort(): void {
-    this.shutdown.abort(new ShutdownError());
+    this.closing = true;
+    for (const { controller, cut } of this.running.values()) {
+      const error = new ShutdownError();
+      controller.abort(error);
+      cut(error);
+    }
   }
 }

@@ -62,13 +62,12 @@ export function createMcpServer({
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
       throw new RpcError({ code: ErrorCode.InvalidParams, message: `Unknown tool: ${tool}` });
-    // extra.signal fires on notifications/cancelled and when the connection closes; the tracker's on shutdown.
-    const signal = calls ? AbortSignal.any([extra.signal, calls.signal]) : extra.signal;
+    // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
     if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
-    const context = { signal, ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}) };
-    const call = provider.callTool(tool, args ?? {}, context);
+    const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};
+    const call = (signal: AbortSignal): Promise<ToolResult> => provider.callTool(tool, args ?? {}, { signal, ...session });
     try {
-      const result: ToolResult = await (calls ? calls.run(call) : call);
+      const result: ToolResult = await (calls ? calls.run(extra.signal, call) : call(extra.signal));
       // Already MCP's CallToolResult; the spread only gives TypeScript the open object type the SDK declares.
       return { ...result };
     } catch (error) {

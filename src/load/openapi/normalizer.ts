@@ -61,6 +61,14 @@ export class Normalizer {
     return value;
   }
 
+  /** The path as sent: a `#fragment` in a path key (Box's spec has 19) never goes over HTTP. */
+  requestPath(path: string, pointer: string): string {
+    const hash = path.indexOf("#");
+    if (hash < 0) return path;
+    this.warn("path-fragment", pointer, `path ${path} has a fragment (${path.slice(hash)}); it is not part of a request and is left out`);
+    return path.slice(0, hash);
+  }
+
   warn(code: string, pointer: string, message: string): void {
     this.diagnostics.push({ severity: "warning", code, message, file: this.file, pointer });
   }

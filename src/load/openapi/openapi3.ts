@@ -16,9 +16,10 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
   const paths = isObject(root.paths) ? root.paths : {};
   if (!isObject(root.paths) && root.webhooks === undefined) n.warn("no-paths", "/paths", "the document has no paths, so there are no tools");
 
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const item = n.deref(rawItem, joinPointer("/paths", path));
+  for (const [key, rawItem] of Object.entries(paths)) {
+    const item = n.deref(rawItem, joinPointer("/paths", key));
     if (!item) continue;
+    const path = n.requestPath(key, joinPointer("/paths", key));
     const pathServer = serverUrl(n, item.value.servers, `${item.pointer}/servers`) ?? documentServer;
     const pathParameters = parameters(n, item.value.parameters, `${item.pointer}/parameters`);
     for (const [key, method] of METHOD_KEYS) {

@@ -29,9 +29,10 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
   const operations: ApiOperation[] = [];
   const paths = isObject(root.paths) ? root.paths : {};
 
-  for (const [path, rawItem] of Object.entries(paths)) {
-    const item = n.deref(rawItem, joinPointer("/paths", path));
+  for (const [key, rawItem] of Object.entries(paths)) {
+    const item = n.deref(rawItem, joinPointer("/paths", key));
     if (!item) continue;
+    const path = n.requestPath(key, joinPointer("/paths", key));
     const pathParameters = rawParameters(n, item.value.parameters, `${item.pointer}/parameters`);
     for (const [key, method] of METHOD_KEYS) {
       if (item.value[key] === undefined || key === "trace") continue;
