@@ -19,7 +19,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { median, printMachine } from "./report.mjs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -169,19 +169,7 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-console.log(`Machine: ${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM`);
-console.log(
-  `Node ${process.version}, load average at start ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
+printMachine();
 console.log(
   `Upstream: loopback node:http in its own process, a ${JSON.stringify(EXPECTED).length}-byte JSON answer. ` +
     `direct: undici Agent request + JSON parse; ours: tools/call getWidget over stdio to \`openapi-mcp serve\`` +

@@ -6,7 +6,7 @@
 // Options: --runs N  runs per spec instead of the defaults below (quick tries).
 
 import { execFileSync } from "node:child_process";
-import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { median, printMachine } from "./report.mjs";
 import { parseArgs } from "node:util";
 import { DIRECTORY, GITHUB_SPEC } from "./corpus-check.mjs";
 
@@ -39,19 +39,7 @@ function measure(mode, file) {
   }
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-console.log(`Machine: ${cpu}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GB RAM`);
-console.log(
-  `Node ${process.version}, load average at start ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
+printMachine();
 console.log(
   "Each figure: median of fresh processes; load = process start → catalog built; floor = start → JSON.parse done.",
 );
