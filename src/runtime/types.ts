@@ -31,9 +31,30 @@ export interface PreparedRequest {
 export interface CallContext {
   /** Aborted when the client cancels the call or the server shuts down. */
   signal?: AbortSignal;
-  /** The MCP session, for logs and audit (step 3). */
+  /** The MCP session, for logs and audit. */
   sessionId?: string;
+  /**
+   * Asks the human to approve a call (MCP elicitation), supplied by the binding when the client can be asked.
+   * Absent: approval cannot be asked for, so a call that needs it is refused.
+   */
+  approve?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
 }
+
+/** What the human is shown before a call that needs approval: secrets already masked. */
+export interface ApprovalRequest {
+  tool: string;
+  title: string;
+  method: string;
+  /** The URL as sent, credentials masked. */
+  url: string;
+  arguments: Record<string, unknown>;
+  effect: "read" | "write" | "destructive";
+  /** How long to wait for an answer before taking it as no (ms). */
+  timeoutMs: number;
+}
+
+/** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
+export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
 
 /** What the MCP binding needs from the engine. */
 export interface ToolProvider {
