@@ -1,0 +1,86 @@
+// The audit log: one JSON line per tool call, for the people who answer for what agents did. Secrets never appear:
+// the URL is masked by value, and the values of sensitive-looking arguments are redacted.
+
+import { openSync, writeSync } from "node:fs";
+import { UserError } from "../catalog/errors.js";
+import { maskValue } from "./secrets.js";
+
+export type AuditOutcome =
+  | "ok"
+  | "http_error"
+  | "invalid_arguments"
+  | "denied"
+  | "not_approved"
+  | "rate_limited"
+  | "timeout"
+  | "network_error"
+  | "output_mismatch"
+  | "cancelled";
+
+export interface AuditRecord {
+  time: string;
+  session?: string;
+  tool: string;
+  method?: string;
+  /** As sent, credentials masked. */
+  url?: string;
+  /** Argument names, with scalar values where they are not sensitive. */
+  arguments: Record<string, unknown>;
+  status?: number;
+  durationMs: number;
+  outcome: AuditOutcome;
+}
+
+export interface AuditLog {
+  write(record: AuditRecord): void;
+}
+
+/** Names whose values are never logged, whatever the value looks like. */
+const SENSITIVE = /pass(word)?|secret|token|api[-_]?key|auth|credential|cookie|session|private|ssn|card|cvv|pin\b/i;
+const MAX_LOGGED_CHARS = 200;
+
+/** Top-level argument names with their values made safe to log: scalars shown (cut), structures summarised. */
+export function loggedArguments(args: unknown): Record<string, unknown> {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return {};
+  const logged: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(args)) {
+    let shown: unknown;
+    if (SENSITIVE.test(name)) shown = "[redacted]";
+    else if (typeof value === "string") shown = value.length > MAX_LOGGED_CHARS ? `${value.slice(0, MAX_LOGGED_CHARS)}…` : value;
+    else if (value === null || typeof value === "number" || typeof value === "boolean") shown = value;
+    else if (Array.isArray(value)) shown = `[array of ${value.length}]`;
+    else shown = "[object]";
+    Object.defineProperty(logged, name, { value: shown, enumerable: true, writable: true, configurable: true });
+  }
+  return logged;
+}
+
+/** The record with every secret value masked wherever it shows. */
+export function safeRecord(record: AuditRecord, secrets: string[]): AuditRecord {
+  return maskValue(record, secrets);
+}
+
+/**
+ * An audit log appending JSON lines to a file, or to stderr for "-". Writes are synchronous: a line must not be
+ * lost when the process stops right after a call, and a call's line costs microseconds.
+ */
+export function openAuditLog(target: string): AuditLog {
+  if (target === "-") return { write: (record) => void process.stderr.write(`${JSON.stringify(record)}\n`) };
+  let fd: number;
+  try {
+    fd = openSync(target, "a");
+  } catch (error) {
+    throw new UserError({ code: "E_AUDIT_LOG", message: `--audit-log ${target}: cannot open for appending: ${(error as Error).message}` });
+  }
+  return {
+    write: (record) => {
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+    },
+  };
+}
+
+/** For tests and libraries that collect records in memory. */
+export function memoryAuditLog(): AuditLog & { records: AuditRecord[] } {
+  const records: AuditRecord[] = [];
+  return { records, write: (record) => void records.push(record) };
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type AuditRecord, loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit.js";
+
+describe("audit log", () => {
+  it("logs argument names with scalar values, redacting sensitive-looking names and summarising structures", () => {
+    expect(
+      loggedArguments({
+        petId: 7,
+        name: "Rex",
+        password: "hunter2",
+        apiKey: "k",
+        X_Auth_Token: "t",
+        sessionId: "s",
+        body: { a: 1 },
+        tags: ["a", "b"],
+        note: "x".repeat(300),
+        flag: false,
+        nothing: null,
+      }),
+    ).toEqual({
+      petId: 7,
+      name: "Rex",
+      password: "[redacted]",
+      apiKey: "[redacted]",
+      X_Auth_Token: "[redacted]",
+      sessionId: "[redacted]",
+      body: "[object]",
+      tags: "[array of 2]",
+      note: `${"x".repeat(200)}…`,
+      flag: false,
+      nothing: null,
+    });
+    expect(loggedArguments("not an object")).toEqual({});
+  });
+
+  it("masks every secret value, in the URL and anywhere else in the record", () => {
+    const record: AuditRecord = {
+      time: "2026-11-22T00:00:00.000Z",
+      tool: "getPet",
+      method: "GET",
+      url: "https://api.example.com/pets/7?api_key=s3cr3t%2Fkey",
+      arguments: { petId: 7, note: "my key is s3cr3t/key" },
+      status: 200,
+      durationMs: 12,
+      outcome: "ok",
+    };
+    const safe = JSON.stringify(safeRecord(record, ["s3cr3t/key"]));
+    expect(safe).not.toContain("s3cr3t");
+    expect(safe).toContain("api_key=****");
+  });
+
+  it("appends one JSON line per record to a file", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "audit-")), "audit.jsonl");
+    const log = openAuditLog(file);
+    const base = { time: "t", tool: "a", arguments: {}, durationMs: 1, outcome: "ok" as const };
+    log.write(base);
+    log.write({ ...base, tool: "b", outcome: "denied" });
+    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(lines.map((l) => [l.tool, l.outcome])).toEqual([
+      ["a", "ok"],
+      ["b", "denied"],
+    ]);
+  });
+
+  it("refuses a file it cannot open with a message naming it", () => {
+    expect(() => openAuditLog("/nonexistent-dir/audit.jsonl")).toThrow(/--audit-log \/nonexistent-dir\/audit.jsonl: cannot open/);
+  });
+});
