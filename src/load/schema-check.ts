@@ -25,7 +25,7 @@ function validator(schemaName: string): ValidateFunction {
 }
 
 /** Every way `parsed` breaks its schema, as `file:line:col #/pointer: message` lines; empty when valid. */
-export function schemaProblems({ schemaName, parsed, file }: { schemaName: "action-definition" | "manifest"; parsed: Parsed; file: string }): string[] {
+export function schemaProblems({ schemaName, parsed, file }: { schemaName: "action-definition" | "manifest" | "settings"; parsed: Parsed; file: string }): string[] {
   const validate = validator(schemaName);
   if (validate(parsed.value)) return [];
   const lines = new Set<string>();
