@@ -4,21 +4,15 @@
 import { UserError } from "./catalog/errors.js";
 import { credentialVariables } from "./catalog/security.js";
 import type { Catalog } from "./catalog/types.js";
-import type { LoadOptions } from "./load/index.js";
-import { loadCatalog } from "./load/index.js";
 import type { Environment } from "./runtime/credentials.js";
-import { Engine } from "./runtime/engine.js";
 import { MASK, maskText, maskValue } from "./runtime/secrets.js";
-import type { OutputValidation, PreparedRequest, ToolResult } from "./runtime/types.js";
+import type { PreparedRequest, ToolResult } from "./runtime/types.js";
+import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
-export interface CallOptions extends LoadOptions {
+export interface CallOptions extends EngineSetupOptions {
   tool: string;
   args?: unknown;
   dryRun?: boolean;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  outputValidation?: OutputValidation;
-  env?: Environment;
 }
 
 export interface CallReport {
@@ -31,26 +25,19 @@ export interface CallReport {
 const BODY_SHOWN = 4_000;
 
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
-  const catalog = await loadCatalog(sources, options);
-  const env = options.env ?? process.env;
-  const engine = new Engine({
-    catalog,
-    env,
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
-    ...(options.outputValidation ? { outputValidation: options.outputValidation } : {}),
-  });
+  const { catalog, engine, env } = await setUpEngine(sources, { ...options, onlyTools: [options.tool] });
   if (!engine.hasTool(options.tool)) {
-    const names = catalog.tools.map((t) => t.name);
+    const names = engine.listTools().map((t) => t.name);
     throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${options.tool}'; the source has: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` });
   }
-  const prepared = engine.prepare(options.tool, options.args);
+  const prepared = await engine.prepare(options.tool, options.args);
   if ("error" in prepared) return { result: prepared.error };
   // Every configured credential, not only the ones this request carries: none may show.
   const secrets = [...prepared.secrets, ...secretsOf(catalog, env)];
   const request = describeRequest(prepared.request, secrets);
   if (options.dryRun) return { request };
-  const result = await engine.callTool(options.tool, options.args);
+  // From the terminal the person running `call` has approved it by running it.
+  const result = await engine.callTool(options.tool, options.args, { approve: async () => "accept" });
   return { request, result: maskValue(result, secrets) };
 }
 

@@ -13,6 +13,8 @@ import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
 import type { OutputValidation } from "./runtime/types.js";
 import { serve } from "./serve.js";
+import type { AuthConfig } from "./server/index.js";
+import type { EngineSetupOptions } from "./setup.js";
 
 interface SourceFlags {
   baseUrl?: string;
@@ -22,22 +24,67 @@ interface SourceFlags {
   allowInsecureHttp?: boolean;
 }
 
-interface ServeFlags {
+interface RuntimeFlags {
+  config?: string;
+  timeout?: number;
+  maxResponseBytes?: number;
+  outputValidation?: OutputValidation;
+  policy: string[];
+  auditLog?: string;
+}
+
+interface ServeFlags extends RuntimeFlags {
   transport: "stdio" | "http";
   port: number;
   host: string;
   stateless?: boolean;
-  timeout: number;
-  maxResponseBytes: number;
-  outputValidation: OutputValidation;
+  authTokenEnv?: string;
+  authResource?: string;
+  authIssuer: string[];
+  authJwksUrl?: string;
+  authAudience: string[];
+  authScope: string[];
 }
 
-interface CallFlags {
+interface CallFlags extends RuntimeFlags {
   args: string;
   dryRun?: boolean;
-  timeout: number;
-  maxResponseBytes: number;
-  outputValidation: OutputValidation;
+}
+
+function runtimeSettings(flags: RuntimeFlags): EngineSetupOptions {
+  return {
+    ...(flags.config !== undefined ? { config: flags.config } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout } : {}),
+    ...(flags.maxResponseBytes !== undefined ? { maxResponseBytes: flags.maxResponseBytes } : {}),
+    ...(flags.outputValidation !== undefined ? { outputValidation: flags.outputValidation } : {}),
+    ...(flags.auditLog !== undefined ? { auditLog: flags.auditLog } : {}),
+    policies: flags.policy,
+  };
+}
+
+function authOptions(flags: ServeFlags): { auth?: AuthConfig } {
+  const oauth = flags.authResource !== undefined || flags.authIssuer.length > 0;
+  if (flags.authTokenEnv !== undefined && oauth) {
+    throw new UserError({ code: "E_OPTION", message: "--auth-token-env and --auth-resource/--auth-issuer are two ways of checking clients; choose one" });
+  }
+  if ((flags.authTokenEnv !== undefined || oauth) && flags.transport !== "http") {
+    throw new UserError({ code: "E_OPTION", message: "--auth-* options apply to --transport http (a stdio client is the process that started the server)" });
+  }
+  if (flags.authTokenEnv !== undefined) return { auth: { type: "static", tokenEnv: flags.authTokenEnv } };
+  if (!oauth) return {};
+  if (flags.authResource === undefined || flags.authIssuer.length === 0) {
+    throw new UserError({ code: "E_OPTION", message: "OAuth endpoint auth needs both --auth-resource <url> and --auth-issuer <url>" });
+  }
+  return {
+    auth: {
+      type: "oauth",
+      resource: flags.authResource,
+      authorizationServers: flags.authIssuer,
+      ...(flags.authJwksUrl !== undefined ? { jwksUrl: flags.authJwksUrl } : {}),
+      ...(flags.authAudience.length > 0 ? { audience: flags.authAudience } : {}),
+      ...(flags.authScope.length > 0 ? { requiredScopes: flags.authScope } : {}),
+    },
+  };
 }
 
 const EXIT_USER_ERROR = 1;
@@ -125,11 +172,15 @@ export async function main(argv: string[]): Promise<number> {
     }
   });
 
+  // No defaults here: an option left out may come from the settings file; the engine applies the defaults.
   const runtimeOptions = (command: Command): Command =>
     command
-      .option("--timeout <ms>", "per upstream call, redirects and retries included", positiveInteger, 60_000)
-      .option("--max-response-bytes <n>", "larger bodies are cut (text) or refused (JSON, binary)", positiveInteger, 1024 * 1024)
-      .addOption(new Option("--output-validation <mode>", "check responses against the output schema").choices(["strict", "warn", "off"]).default("strict"));
+      .option("--config <file>", "settings file: options, policies, rate limits, credential values")
+      .option("--timeout <ms>", "per upstream call, redirects and retries included (default 60000)", positiveInteger)
+      .option("--max-response-bytes <n>", "larger bodies are cut (text) or refused (JSON, binary) (default 1048576)", positiveInteger)
+      .addOption(new Option("--output-validation <mode>", "check responses against the output schema (default strict)").choices(["strict", "warn", "off"]))
+      .option("--policy <target=decision>", "read|write|destructive|<tool> = allow|approve|deny (repeatable; default destructive=approve)", collect, [])
+      .option("--audit-log <file|->", "one JSON line per call; '-' is stderr");
 
   runtimeOptions(
     withSourceOptions(
@@ -140,18 +191,23 @@ export async function main(argv: string[]): Promise<number> {
         .addOption(new Option("--transport <kind>", "how clients connect").choices(["stdio", "http"]).default("stdio"))
         .option("--port <n>", "HTTP port", portNumber, 3000)
         .option("--host <address>", "HTTP address to listen on", "127.0.0.1")
-        .option("--stateless", "HTTP without sessions, for running many replicas"),
+        .option("--stateless", "HTTP without sessions, for running many replicas")
+        .option("--auth-token-env <VAR>", "HTTP: require one of the bearer tokens listed (comma-separated) in this variable")
+        .option("--auth-resource <url>", "HTTP: act as an OAuth protected resource with this canonical endpoint URL")
+        .option("--auth-issuer <url>", "HTTP: authorization server whose access tokens are accepted (repeatable)", collect, [])
+        .option("--auth-jwks-url <url>", "HTTP: the issuer's JWKS (default: discovered from the issuer)")
+        .option("--auth-audience <aud>", "HTTP: accepted token audience (repeatable; default: the resource)", collect, [])
+        .option("--auth-scope <scope>", "HTTP: scope every token must carry (repeatable)", collect, []),
     ),
   ).action(async (sources: string[], flags: SourceFlags & ServeFlags) => {
     const running = await serve(sources, {
       ...loadOptions(flags),
+      ...runtimeSettings(flags),
       transport: flags.transport,
       port: flags.port,
       host: flags.host,
       stateless: flags.stateless === true,
-      timeoutMs: flags.timeout,
-      maxResponseBytes: flags.maxResponseBytes,
-      outputValidation: flags.outputValidation,
+      ...authOptions(flags),
     });
     const tools = running.catalog.tools.length;
     if (running.url) {
@@ -184,15 +240,7 @@ export async function main(argv: string[]): Promise<number> {
     } catch (error) {
       throw new UserError({ code: "E_OPTION", message: `--args is not valid JSON: ${(error as Error).message}` });
     }
-    const report = await callTool(source, {
-      ...loadOptions(flags),
-      tool,
-      args,
-      dryRun: flags.dryRun === true,
-      timeoutMs: flags.timeout,
-      maxResponseBytes: flags.maxResponseBytes,
-      outputValidation: flags.outputValidation,
-    });
+    const report = await callTool(source, { ...loadOptions(flags), ...runtimeSettings(flags), tool, args, dryRun: flags.dryRun === true });
     if (report.request) out(`${flags.dryRun ? "Would send" : "Request"}:\n${report.request}\n\n`);
     if (report.result) {
       out(`Result:\n${JSON.stringify(report.result, null, 2)}\n`);

@@ -1,26 +1,17 @@
-// Serving a source as an MCP server: load the catalog, refuse to start on errors, then run the engine behind
-// the chosen transport. What `openapi-mcp serve` does, as a library call.
+// Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
+// credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
-import { UserError } from "./catalog/errors.js";
 import type { Catalog } from "./catalog/types.js";
-import { describe } from "./inspect/render.js";
-import type { LoadOptions } from "./load/index.js";
-import { loadCatalog } from "./load/index.js";
-import type { Environment } from "./runtime/credentials.js";
-import { Engine } from "./runtime/engine.js";
-import type { OutputValidation } from "./runtime/types.js";
-import { serveHttp, serveStdio } from "./server/index.js";
+import { type AuthConfig, serveHttp, serveStdio } from "./server/index.js";
+import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
-export interface ServeOptions extends LoadOptions {
+export interface ServeOptions extends EngineSetupOptions {
   transport?: "stdio" | "http";
   host?: string;
   port?: number;
   stateless?: boolean;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  outputValidation?: OutputValidation;
-  env?: Environment;
-  log?: (line: string) => void;
+  /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
+  auth?: AuthConfig;
 }
 
 export interface RunningServer {
@@ -32,26 +23,11 @@ export interface RunningServer {
   closed?: Promise<void>;
 }
 
-const ERRORS_SHOWN = 10;
-
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const catalog = await loadCatalog(sources, options);
-  const errors = catalog.diagnostics.filter((d) => d.severity === "error");
-  if (errors.length > 0) {
-    const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${describe(d)}`);
-    if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
-    throw new UserError({ code: "E_CATALOG", message: `not serving: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source:\n${shown.join("\n")}` });
-  }
+  const { catalog, engine } = await setUpEngine(sources, { ...options, log });
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
-  const engine = new Engine({
-    catalog,
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
-    ...(options.outputValidation ? { outputValidation: options.outputValidation } : {}),
-    ...(options.env ? { env: options.env } : {}),
-  });
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {
@@ -63,6 +39,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.host ? { host: options.host } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.stateless ? { stateless: true } : {}),
+      ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
     return { catalog, url: handle.url, close: () => handle.close() };
   }

@@ -1,7 +1,9 @@
 // Credentials, applied to a prepared request from the environment: the model never sees them. The first
-// alternative of the tool's security requirement whose values are all configured is used.
+// alternative of the tool's security requirement whose values are all configured is used; for OAuth 2.0 client
+// credentials that means fetching (or reusing) an access token, so applying is asynchronous.
 
-import type { CredentialScheme, SecurityRequirement, ValueSource } from "../catalog/types.js";
+import type { Catalog, CredentialScheme, SecurityRequirement, ValueSource } from "../catalog/types.js";
+import { sharedTokenProvider, type TokenSource } from "./oauth.js";
 import type { PreparedRequest } from "./types.js";
 
 export type Environment = Record<string, string | undefined>;
@@ -17,61 +19,200 @@ interface Contribution {
   value: string;
   /** The secret values within (a basic header's encoded pair counts as well as the password). */
   secrets: string[];
+  /** The OAuth 2.0 access token carried, to drop if the API refuses it. */
+  token?: string;
 }
 
-/** Header, query and cookie values a scheme adds, or undefined when its values are not configured. */
-function contributionOf(scheme: CredentialScheme, env: Environment): Contribution[] | undefined {
+/** A scheme whose values are all configured: what it adds, once any token it needs is at hand. */
+type Pending = () => Promise<Contribution[]>;
+
+/** How a scheme would be applied, or undefined when its values are not configured (or it cannot be applied). */
+function plan(scheme: CredentialScheme, scopes: string[], env: Environment, tokens: TokenSource, signal: AbortSignal | undefined): Pending | undefined {
   switch (scheme.type) {
     case "apiKey": {
       const value = resolveValue(scheme.value, env);
-      return value === undefined ? undefined : [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
+      return value === undefined ? undefined : async () => [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
     }
     case "bearer": {
       const token = resolveValue(scheme.token, env);
-      return token === undefined ? undefined : [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
+      return token === undefined ? undefined : async () => [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
     }
     case "basic": {
       const username = resolveValue(scheme.username, env);
       const password = resolveValue(scheme.password, env);
       if (username === undefined || password === undefined) return undefined;
       const pair = `${username}:${password}`;
-      return [{ in: "header", name: "authorization", value: `Basic ${Buffer.from(pair).toString("base64")}`, secrets: [password, pair] }];
+      return async () => [{ in: "header", name: "authorization", value: `Basic ${Buffer.from(pair).toString("base64")}`, secrets: [password, pair] }];
+    }
+    case "oauth2": {
+      const clientId = resolveValue(scheme.clientId, env);
+      const clientSecret = resolveValue(scheme.clientSecret, env);
+      if (clientId === undefined || clientSecret === undefined) return undefined;
+      // The scopes the operation asks for; when it names none, those configured for the scheme.
+      const requested = scopes.length > 0 ? scopes : scheme.scopes;
+      return async () => {
+        const token = await tokens.token({ tokenUrl: scheme.tokenUrl, clientId, clientSecret, scopes: requested }, signal ? { signal } : {});
+        return [{ in: "header", name: "authorization", value: `Bearer ${token.value}`, secrets: [token.value, clientSecret], token: token.value }];
+      };
     }
     default:
-      // OAuth 2.0 client credentials arrive with the guard-rail step; unsupported schemes never apply.
+      // Unsupported schemes never apply.
       return undefined;
   }
 }
 
-/** The request with credentials added, and the secret values it now carries (to be masked wherever they show). */
-export function applyCredentials({
+export interface AppliedCredentials {
+  request: PreparedRequest;
+  /** Every secret value the request now carries (access tokens included), to be masked wherever they show. */
+  secrets: string[];
+  /**
+   * Set when an OAuth 2.0 access token was used: drops it from the cache, so that applying the credentials again
+   * fetches a fresh one. For the single refresh-and-retry after the API answers 401.
+   */
+  invalidate?: () => void;
+}
+
+/**
+ * The request with credentials added. Rejects with a `TokenError` (an `OpenApiMcpError`) when an OAuth 2.0 token is
+ * needed and cannot be had; no alternative configured → the request unchanged (the API will say what it lacks).
+ */
+export async function applyCredentials({
   request,
   security,
   credentials,
   env,
+  tokens = sharedTokenProvider(),
+  signal,
 }: {
   request: PreparedRequest;
   security: SecurityRequirement[];
   credentials: Record<string, CredentialScheme>;
   env: Environment;
-}): { request: PreparedRequest; secrets: string[] } {
+  /** Where OAuth 2.0 access tokens come from (default: one provider shared by the process). */
+  tokens?: TokenSource;
+  /** Stops waiting for a token (the call was cancelled). */
+  signal?: AbortSignal;
+}): Promise<AppliedCredentials> {
   for (const alternative of security) {
-    const parts = alternative.schemes.map((s) => {
-      const scheme = credentials[s.id];
-      return scheme ? contributionOf(scheme, env) : undefined;
+    const plans = alternative.schemes.map((s) => {
+      const scheme = Object.hasOwn(credentials, s.id) ? credentials[s.id] : undefined;
+      return scheme ? plan(scheme, s.scopes, env, tokens, signal) : undefined;
     });
-    if (parts.some((p) => p === undefined)) continue;
+    if (plans.some((p) => p === undefined)) continue;
+    const parts = (await Promise.all(plans.map((p) => p!()))).flat();
     const headers = { ...request.headers };
     let path = request.path;
     const secrets: string[] = [];
-    for (const part of parts.flat()) {
-      if (!part) continue;
+    const used: string[] = [];
+    for (const part of parts) {
       secrets.push(...part.secrets);
+      if (part.token !== undefined) used.push(part.token);
       if (part.in === "header") headers[part.name.toLowerCase()] = part.value;
       else if (part.in === "cookie") headers.cookie = [headers.cookie, `${part.name}=${encodeURIComponent(part.value)}`].filter(Boolean).join("; ");
       else path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
     }
-    return { request: { ...request, headers, path }, secrets };
+    const applied: AppliedCredentials = { request: { ...request, headers, path }, secrets };
+    if (used.length > 0) {
+      applied.invalidate = () => {
+        for (const token of used) tokens.invalidate(token);
+      };
+    }
+    return applied;
   }
   return { request, secrets: [] };
 }
+
+/** A scheme of one alternative that is not configured, with the variables to set. */
+export interface MissingScheme {
+  /** The scheme's id in the catalog (`cars.api_key` in a manifest). */
+  scheme: string;
+  /** Its name in its source. */
+  name: string;
+  /** The unset (or empty) environment variables it reads; empty when a literal value is empty. */
+  variables: string[];
+}
+
+/** Tools that cannot be called with the environment as it is: any one alternative, once configured, would do. */
+export interface MissingCredentials {
+  tools: string[];
+  /** Each alternative lists only what it still lacks; alternatives that could never apply are left out. */
+  alternatives: MissingScheme[][];
+}
+
+/**
+ * What must be set before the server can call every tool: for each tool whose security requirement has no empty
+ * alternative (`{}`, no credentials needed) and no alternative fully configured, the unset variables of each
+ * alternative. Tools with the same requirement are grouped. Alternatives with a scheme that can never be applied
+ * (unsupported or undefined) are left out, and a tool with nothing else is not reported: the loader has warned.
+ */
+export function missingCredentials(catalog: Pick<Catalog, "tools" | "credentials">, env: Environment): MissingCredentials[] {
+  const groups = new Map<string, MissingCredentials>();
+  for (const tool of catalog.tools) {
+    const security = tool.operation.security;
+    if (security.length === 0 || security.some((a) => a.schemes.length === 0)) continue;
+    const alternatives: MissingScheme[][] = [];
+    let satisfied = false;
+    for (const alternative of security) {
+      const schemes = alternative.schemes.map((s) => ({ id: s.id, scheme: Object.hasOwn(catalog.credentials, s.id) ? catalog.credentials[s.id] : undefined }));
+      if (schemes.some((s) => s.scheme === undefined || s.scheme.type === "unsupported")) continue;
+      const lacking = schemes.flatMap(({ id, scheme }) => {
+        const variables = unsetVariables(scheme!, env);
+        return variables === undefined ? [] : [{ scheme: id, name: scheme!.name, variables }];
+      });
+      if (lacking.length === 0) {
+        satisfied = true;
+        break;
+      }
+      alternatives.push(lacking);
+    }
+    if (satisfied || alternatives.length === 0) continue;
+    const key = JSON.stringify(alternatives);
+    const group = groups.get(key);
+    if (group) group.tools.push(tool.name);
+    else groups.set(key, { tools: [tool.name], alternatives });
+  }
+  return [...groups.values()];
+}
+
+/** The variables of a scheme that are unset, or undefined when it is fully configured. */
+function unsetVariables(scheme: CredentialScheme, env: Environment): string[] | undefined {
+  const sources: ValueSource[] =
+    scheme.type === "apiKey"
+      ? [scheme.value]
+      : scheme.type === "bearer"
+        ? [scheme.token]
+        : scheme.type === "basic"
+          ? [scheme.username, scheme.password]
+          : scheme.type === "oauth2"
+            ? [scheme.clientId, scheme.clientSecret]
+            : [];
+  const unset = sources.filter((source) => resolveValue(source, env) === undefined);
+  if (unset.length === 0) return undefined;
+  return unset.flatMap((source) => ("env" in source ? [source.env] : []));
+}
+
+/**
+ * One message for a startup error: each group of tools and what would let them be called. E.g.
+ * `listPets, getPet: set API_KEY_PETSTORE (security scheme 'api_key'), or set OAUTH_CLIENT_ID_AUTH and
+ * OAUTH_CLIENT_SECRET_AUTH (security scheme 'auth')`.
+ */
+export function describeMissingCredentials(missing: MissingCredentials[], { maxTools = 5 }: { maxTools?: number } = {}): string {
+  return missing
+    .map(({ tools, alternatives }) => {
+      const shown = tools.length > maxTools ? `${tools.slice(0, maxTools).join(", ")} and ${tools.length - maxTools} more tools` : tools.join(", ");
+      const ways = alternatives.map((alternative) =>
+        alternative
+          .map(({ name, variables }) =>
+            variables.length > 0 ? `set ${joinAnd(variables)} (security scheme '${name}')` : `give security scheme '${name}' a non-empty value`,
+          )
+          .join(" and "),
+      );
+      return `${shown}: ${ways.join(", or ")}`;
+    })
+    .join("\n");
+}
+
+function joinAnd(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+

@@ -1,16 +1,28 @@
-// The runtime engine: validate the arguments → build the request exactly as the operation says → add
-// credentials → send → map and check the response. The one implementation `serve`, `call` and generated servers
-// share; it reads only the catalog.
+// The runtime engine: policy → validate the arguments → build the request exactly as the operation says → add
+// credentials → ask a human when the policy says so → rate limit → send → map and check the response → audit.
+// The one implementation `serve`, `call` and generated servers share; it reads only the catalog.
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, Tool } from "../catalog/types.js";
+import type { Catalog, RateLimit, Tool } from "../catalog/types.js";
+import { type AuditLog, type AuditOutcome, loggedArguments, safeRecord } from "./audit.js";
 import { applyCredentials, type Environment } from "./credentials.js";
-import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
+import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
+import { TokenProvider, type TokenSource } from "./oauth.js";
+import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
+import { formatWait, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
-import { maskValue } from "./secrets.js";
-import { ArgumentError, type CallContext, type OutputValidation, type PreparedRequest, type ToolProvider, type ToolResult } from "./types.js";
+import { maskText, maskValue } from "./secrets.js";
+import {
+  type ApprovalAnswer,
+  ArgumentError,
+  type CallContext,
+  type OutputValidation,
+  type PreparedRequest,
+  type ToolProvider,
+  type ToolResult,
+} from "./types.js";
 import { placeOf, Validator } from "./validate.js";
 
 export interface EngineOptions {
@@ -24,86 +36,220 @@ export interface EngineOptions {
   env?: Environment;
   dispatcher?: Dispatcher;
   retryDelaysMs?: number[];
+  /** Plain http to hosts other than loopback (token URLs included). */
+  allowInsecureHttp?: boolean;
+  policies?: Policies;
+  /** How long a human has to approve a call (default 5 minutes); no answer means no. */
+  approvalTimeoutMs?: number;
+  /** Limits from settings; they replace what the source states for the same tool or source. */
+  rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
+  audit?: AuditLog;
+  tokens?: TokenSource;
+  /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
+  clock?: () => number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+
+type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void };
+type Stopped = { error: ToolResult; outcome: AuditOutcome };
 
 export class Engine implements ToolProvider {
   private readonly tools: Map<string, Tool>;
   private readonly validator: Validator;
   private readonly outputValidation: OutputValidation;
+  private readonly policies: Policies;
+  private readonly limiter: RateLimiter;
+  private readonly tokens: TokenSource;
   private listed: ListedTool[] | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.tools = new Map(options.catalog.tools.map((tool) => [tool.name, tool]));
     this.validator = new Validator({ definitions: options.catalog.definitions });
     this.outputValidation = options.outputValidation ?? "strict";
+    this.policies = options.policies ?? DEFAULT_POLICIES;
+    this.limiter = new RateLimiter(options.clock ? { clock: options.clock } : {});
+    this.tokens =
+      options.tokens ??
+      new TokenProvider({
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+        ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      });
   }
 
-  /** The tools/list entries; output schemas are advertised only when responses are held to them. */
+  /** The tools/list entries: denied tools are left out (unless refused instead); output schemas only when held to. */
   listTools(): ListedTool[] {
     if (!this.listed) {
       const listing = new Listing(this.options.catalog, { outputSchema: this.outputValidation === "strict" });
-      this.listed = this.options.catalog.tools.map((tool) => listing.entry(tool));
+      this.listed = this.options.catalog.tools.filter((tool) => isListed(tool, this.policies)).map((tool) => listing.entry(tool));
     }
     return this.listed;
   }
 
+  /** A hidden (denied) tool is as unknown to clients as one that does not exist. */
   hasTool(name: string): boolean {
-    return this.tools.has(name);
+    const tool = this.tools.get(name);
+    return tool !== undefined && isListed(tool, this.policies);
   }
 
   /**
    * The request a call would send, credentials included, with the secret values it carries; or the error result
-   * that stops it first.
+   * that stops it before anything is sent.
    */
-  prepare(name: string, args: unknown): { tool: Tool; request: PreparedRequest; secrets: string[] } | { error: ToolResult } {
+  async prepare(name: string, args: unknown, context: CallContext = {}): Promise<Prepared | Stopped> {
     const tool = this.tools.get(name);
-    if (!tool) return { error: errorResult(`There is no tool named '${name}'.`) };
+    if (!tool) return { error: errorResult(`There is no tool named '${name}'.`), outcome: "invalid_arguments" };
     const given = args ?? {};
     const mismatches = this.validator.arguments(tool, given);
     if (mismatches.length > 0) {
       const listed = mismatches.map((m) => `${placeOf(m.pointer)} ${m.message}`).join("; ");
-      return { error: errorResult(`Invalid arguments for ${name}: ${listed}. Nothing was sent; correct the arguments and call again (the tool's input schema lists what it takes).`) };
+      return {
+        error: errorResult(`Invalid arguments for ${name}: ${listed}. Nothing was sent; correct the arguments and call again (the tool's input schema lists what it takes).`),
+        outcome: "invalid_arguments",
+      };
     }
     try {
       const env = this.options.env ?? process.env;
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
       const operation = tool.operation.headers ? { ...tool.operation, headers: expandStaticHeaders(tool.operation.headers, env) } : tool.operation;
       const built = buildRequest({ operation, args: given as Record<string, unknown> });
-      const { request, secrets } = applyCredentials({ request: built, security: tool.operation.security, credentials: this.options.catalog.credentials, env });
-      return { tool, request, secrets };
+      const applied = await applyCredentials({
+        request: built,
+        security: tool.operation.security,
+        credentials: this.options.catalog.credentials,
+        env,
+        tokens: this.tokens,
+        ...(context.signal ? { signal: context.signal } : {}),
+      });
+      return { tool, ...applied };
     } catch (error) {
-      if (error instanceof ArgumentError) return { error: errorResult(`Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`) };
-      if (error instanceof OpenApiMcpError) return { error: errorResult(`${name} cannot be called: ${error.message}`) };
+      if (error instanceof ArgumentError) {
+        return { error: errorResult(`Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`), outcome: "invalid_arguments" };
+      }
+      if (error instanceof OpenApiMcpError) return { error: errorResult(`${name} cannot be called: ${error.message}`), outcome: "network_error" };
       throw error;
     }
   }
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
-    const prepared = this.prepare(name, args);
-    if ("error" in prepared) return prepared.error;
+    const started = performance.now();
+    const record = (outcome: AuditOutcome, extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {}): void => {
+      this.options.audit?.write(
+        safeRecord(
+          {
+            time: new Date().toISOString(),
+            ...(context.sessionId ? { session: context.sessionId } : {}),
+            tool: name,
+            ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
+            arguments: loggedArguments(args),
+            ...(extra.status !== undefined ? { status: extra.status } : {}),
+            durationMs: Math.round(performance.now() - started),
+            outcome,
+          },
+          extra.secrets ?? [],
+        ),
+      );
+    };
+    const tool = this.tools.get(name);
+    if (tool) {
+      const policy = resolvePolicy(tool, this.policies);
+      if (policy.decision === "deny") {
+        record("denied");
+        return errorResult(`${name} is not allowed on this server (policy ${policy.rule}). Nothing was sent; this is the operator's decision, not something other arguments can change.`);
+      }
+    }
+    let prepared = await this.prepare(name, args, context);
+    if ("error" in prepared) {
+      record(prepared.outcome);
+      return prepared.error;
+    }
+    if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
+      const answer = await this.askApproval(prepared, args, context);
+      if (answer !== "accept") {
+        record("not_approved", prepared);
+        return errorResult(NOT_APPROVED[answer](name));
+      }
+    }
+    // Counted after approval, so a call waiting for a person holds no slot.
+    const refused = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
+    if (!refused.ok) {
+      record("rate_limited", prepared);
+      return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatWait(refused.retryAfterMs)}.`);
+    }
+    const secrets = [...prepared.secrets];
+    let outcome = await this.send(prepared, context);
+    if (outcome.response?.status === 401 && prepared.invalidate) {
+      // A cached OAuth token may have been revoked: fetch a new one and try once more.
+      prepared.invalidate();
+      const again = await this.prepare(name, args, context);
+      if ("error" in again) {
+        record(again.outcome, { ...prepared, secrets });
+        return maskValue(again.error, secrets);
+      }
+      prepared = again;
+      secrets.push(...again.secrets);
+      outcome = await this.send(again, context);
+    }
+    record(outcome.outcome, { request: prepared.request, secrets, ...(outcome.response ? { status: outcome.response.status } : {}) });
     // Whatever the result says (URLs in messages, echoed requests, resource URIs), no credential shows in it.
-    return maskValue(await this.send(prepared, context), prepared.secrets);
+    return maskValue(outcome.result, secrets);
   }
 
-  private async send({ tool, request }: { tool: Tool; request: PreparedRequest }, context: CallContext): Promise<ToolResult> {
+  private async send({ tool, request }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
+    let response: UpstreamResponse;
     try {
-      const response = await send(request, {
+      response = await send(request, {
         dispatcher: this.options.dispatcher ?? sharedDispatcher(),
         timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         maxResponseBytes: this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
         ...(context.signal ? { signal: context.signal } : {}),
         ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
       });
-      return mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
     } catch (error) {
-      if (error instanceof UpstreamFailure) return errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`);
-      throw error;
+      if (!(error instanceof UpstreamFailure)) throw error;
+      const outcome: AuditOutcome = error.kind === "timeout" ? "timeout" : error.kind === "cancelled" ? "cancelled" : "network_error";
+      return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
+    const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
+    const success = response.status >= 200 && response.status < 300;
+    const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
+    return { result, outcome, response };
+  }
+
+  private async askApproval({ tool, request, secrets }: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {
+    if (!context.approve) return "unsupported";
+    return context.approve({
+      tool: tool.name,
+      title: tool.title,
+      method: request.method,
+      url: maskText(request.origin + request.path, secrets),
+      arguments: maskValue((args ?? {}) as Record<string, unknown>, secrets),
+      effect: tool.effect,
+      timeoutMs: this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    });
+  }
+
+  private rateLimitKeys(tool: Tool): RateLimitKey[] {
+    const keys: RateLimitKey[] = [];
+    const toolLimit = this.options.rateLimits?.tools?.[tool.name] ?? tool.operation.rateLimit;
+    if (toolLimit) keys.push({ key: toolKey(tool.name), limit: toolLimit });
+    const source = this.options.catalog.sources.find((s) => s.id === tool.source);
+    const sourceLimit = this.options.rateLimits?.sources?.[tool.source || "default"] ?? source?.rateLimit;
+    if (sourceLimit) keys.push({ key: sourceKey(tool.source), limit: sourceLimit });
+    return keys;
   }
 }
+
+const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => string> = {
+  decline: (tool) => `${tool} was not sent: the person reviewing it declined.`,
+  cancel: (tool) => `${tool} was not sent: the person reviewing it cancelled the approval.`,
+  timeout: (tool) => `${tool} was not sent: nobody approved it in time.`,
+  unsupported: (tool) =>
+    `${tool} needs a person's approval before each call, and this client cannot ask for it (no MCP elicitation), so nothing was sent. An operator can allow it with --policy ${tool}=allow.`,
+};
 
 const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   timeout: "The API did not answer in time; it may be slow or down. Try again later, or ask for less.",

@@ -40,6 +40,8 @@ export function sendRpcError({
 
 export class McpEndpoint {
   private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
+  /** With endpoint auth: the principal that opened each session. Only it may use the session id. */
+  private readonly owners = new Map<string, string>();
   /** Everything open that close() must close: session transports, and stateless transports mid-request. */
   private readonly open = new Set<StreamableHTTPServerTransport>();
 
@@ -49,17 +51,33 @@ export class McpEndpoint {
     return this.sessions.size;
   }
 
-  /** Serves one request; a POST's body was read and parsed by the caller (it needs it to tell initialize apart). */
-  async handle({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }): Promise<void> {
+  /**
+   * Serves one request; a POST's body was read and parsed by the caller (it needs it to tell initialize apart).
+   * `principal` is who endpoint auth says made the request: a session answers only the principal that opened it (a
+   * leaked session id is no use with another caller's token), and to anyone else it does not exist.
+   */
+  async handle({
+    req,
+    res,
+    body,
+    principal,
+  }: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    body: unknown;
+    principal?: string;
+  }): Promise<void> {
     if (this.options.stateless) return this.handleStateless({ req, res, body });
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
       const transport = this.sessions.get(sessionId);
-      if (!transport) return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
+      if (!transport || this.owners.get(sessionId) !== principal) {
+        return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
+      }
       return transport.handleRequest(req, res, body);
     }
-    if (req.method === "POST" && isInitializeRequest(body)) return this.startSession({ req, res, body });
+    if (req.method === "POST" && isInitializeRequest(body)) return this.startSession({ req, res, body, principal });
     sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
   }
 
@@ -68,16 +86,30 @@ export class McpEndpoint {
     await Promise.allSettled([...this.open].map((transport) => transport.close()));
   }
 
-  private async startSession({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }) {
+  private async startSession({
+    req,
+    res,
+    body,
+    principal,
+  }: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    body: unknown;
+    principal: string | undefined;
+  }) {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         this.sessions.set(id, transport);
+        if (principal !== undefined) this.owners.set(id, principal);
       },
     });
     // Set before connect(): the SDK's Server chains its own onclose after ours. DELETE ends up here too.
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) {
+        this.sessions.delete(transport.sessionId);
+        this.owners.delete(transport.sessionId);
+      }
       this.open.delete(transport);
     };
     this.open.add(transport);

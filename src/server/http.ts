@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolProvider } from "../runtime/types.js";
+import { type AuthConfig, createEndpointAuth } from "./auth.js";
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
@@ -23,6 +24,11 @@ export interface HttpOptions {
   /** How long `close()` lets in-flight calls finish before aborting them (ms). */
   graceMs?: number;
   maxBodyBytes?: number;
+  /**
+   * Who may use the MCP endpoint: static bearer tokens or OAuth access tokens (see AuthConfig). Checked on every
+   * request to `/mcp`; `/healthz` and the protected-resource metadata stay public. Default: no endpoint auth.
+   */
+  auth?: AuthConfig;
   log?: (line: string) => void;
 }
 
@@ -41,6 +47,8 @@ const FLUSH_MS = 1_000;
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Built before listening: a missing token variable or a bad auth config stops the start, not the first request.
+  const auth = options.auth ? createEndpointAuth(options.auth, { log, endpointPath: "/mcp" }) : undefined;
   const calls = new CallTracker();
   const endpoint = new McpEndpoint({ ...options, stateless: options.stateless ?? false, calls, log });
   /** POST responses still open: they carry the answers of the calls a shutdown waits for. */
@@ -54,6 +62,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
       return;
     }
+    if (path !== undefined && auth?.servePublic({ req, res, path })) return;
     if (path !== "/mcp") {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }));
       return;
@@ -62,6 +71,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     if (refusal) {
       log(`refused: ${refusal}`);
       return sendRpcError({ res, status: 403, code: -32000, message: refusal });
+    }
+    // Before the body is read: a caller without a valid token costs no more than its headers.
+    let principal: string | undefined;
+    if (auth) {
+      const verdict = await auth.authenticate(req);
+      if (!verdict.ok) {
+        log(`refused: ${verdict.status} ${verdict.reason}`);
+        const headers = { ...verdict.headers, ...(req.method === "POST" ? { connection: "close" } : {}) };
+        return sendRpcError({ res, status: verdict.status, code: -32000, message: verdict.message, headers });
+      }
+      principal = verdict.principal.key;
     }
     if (req.method !== "GET" && req.method !== "POST" && req.method !== "DELETE") {
       const headers = { allow: "GET, POST, DELETE" };
@@ -90,7 +110,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       posts.add(res);
       res.on("close", () => posts.delete(res));
     }
-    await endpoint.handle({ req, res, body });
+    await endpoint.handle({ req, res, body, ...(principal !== undefined ? { principal } : {}) });
   };
 
   const server = createServer((req, res) => {
@@ -109,6 +129,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   });
   const bound = (server.address() as AddressInfo).port;
   const { allowedHosts, allowedOrigins } = options;
+  auth?.warmUp();
   guard = new RequestGuard({
     host,
     port: bound,

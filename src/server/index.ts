@@ -1,5 +1,14 @@
 // The MCP binding: the one module that imports the MCP SDK.
 
+export type {
+  AuthConfig,
+  AuthResult,
+  EndpointAuth,
+  OAuthResourceAuthConfig,
+  Principal,
+  StaticTokenAuthConfig,
+} from "./auth.js";
+export { createEndpointAuth, protectedResourceMetadataUrl } from "./auth.js";
 export { CallTracker, ShutdownError } from "./calls.js";
 export { isLoopbackHost, RequestGuard } from "./guard.js";
 export type { HttpHandle, HttpOptions } from "./http.js";

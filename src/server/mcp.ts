@@ -6,11 +6,12 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type ElicitRequestFormParams,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolProvider, ToolResult } from "../runtime/types.js";
+import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 
 export interface McpServerOptions {
@@ -65,7 +66,12 @@ export function createMcpServer({
     // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
     if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
     const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};
-    const call = (signal: AbortSignal): Promise<ToolResult> => provider.callTool(tool, args ?? {}, { signal, ...session });
+    const call = (signal: AbortSignal): Promise<ToolResult> => {
+      // Asks the human about this call, on this call's stream, withdrawn when the call is cancelled.
+      const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
+        askApproval({ server, request: asked, signal, relatedRequestId: extra.requestId, log });
+      return provider.callTool(tool, args ?? {}, { signal, ...session, approve });
+    };
     try {
       const result: ToolResult = await (calls ? calls.run(extra.signal, call) : call(extra.signal));
       // Already MCP's CallToolResult; the spread only gives TypeScript the open object type the SDK declares.
@@ -80,4 +86,110 @@ export function createMcpServer({
   });
 
   return server;
+}
+
+/** How long a human has to answer an approval request when the request names no timeout. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+// setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24.8 days).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Arguments longer than this (as indented JSON) are cut in the approval message. */
+const MAX_ARGUMENTS_CHARS = 4000;
+
+/**
+ * The form an approval asks the human to submit. A plain confirmation needs no field (accept means yes), but
+ * form-mode clients render a form with no fields in differing ways, some as a dialog whose submit does nothing;
+ * one boolean, ticked by default, renders everywhere and keeps "accept" a one-step yes where clients apply
+ * defaults. Accepting with it unticked (or missing) is a no.
+ */
+export const APPROVAL_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    approve: {
+      type: "boolean",
+      title: "Approve this call",
+      description: "Send the request. Untick, decline or cancel to stop it.",
+      default: true,
+    },
+  },
+  required: ["approve"],
+};
+
+/**
+ * Asks the human, through the client (MCP form elicitation), to approve one call. Never rejects: a client that
+ * cannot be asked answers `unsupported` (nothing is sent to it); no answer within `request.timeoutMs` is
+ * `timeout`; the call's own cancellation, a closed connection or an answer that cannot be read is `cancel`.
+ */
+export async function askApproval({
+  server,
+  request,
+  signal,
+  relatedRequestId,
+  log,
+}: {
+  server: Server;
+  request: ApprovalRequest;
+  /** The call's signal: when it fires, the question is withdrawn (the client is told it was cancelled). */
+  signal?: AbortSignal;
+  /** The tools/call request this question belongs to: over HTTP, it is sent on that request's stream. */
+  relatedRequestId?: string | number;
+  log?: (line: string) => void;
+}): Promise<ApprovalAnswer> {
+  // The SDK reads an empty `elicitation: {}` (protocol 2025-06-18) as form support; URL-only clients cannot confirm.
+  if (!server.getClientCapabilities()?.elicitation?.form) return "unsupported";
+  if (signal?.aborted) return "cancel";
+  const timeoutMs = request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
+  try {
+    const result = await server.elicitInput(
+      { mode: "form", message: approvalMessage(request, timeoutMs), requestedSchema: APPROVAL_SCHEMA },
+      {
+        // The SDK's default request timeout is 60 s: always pass ours.
+        timeout: Math.min(timeoutMs, MAX_TIMER_MS),
+        ...(signal ? { signal } : {}),
+        ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
+      },
+    );
+    if (result.action !== "accept") return result.action;
+    return result.content?.approve === true ? "accept" : "decline";
+  } catch (error) {
+    // The SDK rejects an aborted request with a RequestTimeout error too: look at the signal first.
+    if (signal?.aborted) return "cancel";
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return "timeout";
+    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return "unsupported";
+    log?.(`approval request for ${request.tool} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return "cancel";
+  }
+}
+
+const EFFECTS: Record<ApprovalRequest["effect"], string> = {
+  read: "reads data",
+  write: "changes data",
+  destructive: "deletes data, which may not be undoable",
+};
+
+/** What the human reads: tool, title, effect, method and URL, the arguments (secrets already masked). */
+export function approvalMessage(request: ApprovalRequest, timeoutMs = request.timeoutMs): string {
+  let args = JSON.stringify(request.arguments, null, 2) ?? "{}";
+  if (args.length > MAX_ARGUMENTS_CHARS) {
+    const left = args.length - MAX_ARGUMENTS_CHARS;
+    args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${left} more characters not shown)`;
+  }
+  const title = request.title && request.title !== request.tool ? ` (${request.title})` : "";
+  return [
+    `Approve this call? It ${EFFECTS[request.effect]}.`,
+    "",
+    `Tool: ${request.tool}${title}`,
+    `Request: ${request.method} ${request.url}`,
+    "Arguments:",
+    args,
+    "",
+    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs)} counts as no.`,
+  ].join("\n");
+}
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.ceil(ms)} ms`;
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 120) return `${seconds} seconds`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
 }

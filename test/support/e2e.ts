@@ -7,6 +7,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
+import { parsePolicies } from "../../src/runtime/policy.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 
 export const WIRE_FIXTURE = fileURLToPath(new URL("../fixtures/e2e/wire.openapi.yaml", import.meta.url));
@@ -56,7 +57,9 @@ export async function connectInProcess({
   engine?: Partial<EngineOptions>;
 }): Promise<Connected> {
   const catalog = await wireCatalog(baseUrl);
-  const engine = new Engine({ catalog, env: { ...SECRETS }, retryDelaysMs: [5, 10], ...options });
+  // These tests are about what goes over the wire; the approval gate (destructive=approve by default) has its own.
+  const policies = parsePolicies(["destructive=allow"], []);
+  const engine = new Engine({ catalog, env: { ...SECRETS }, retryDelaysMs: [5, 10], policies, ...options });
   const server = createMcpServer({ provider: engine, name: "e2e", version: "1.0.0", log: () => {} });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "e2e-client", version: "0.0.0" });

@@ -1,0 +1,282 @@
+// OAuth 2.0 client credentials (RFC 6749 §4.4): access tokens fetched from the token URL, cached until shortly
+// before they expire, one request shared by every call that needs the same token at the same time, and dropped on
+// demand when the API refuses one (the engine's single refresh-and-retry on 401). The client secret and the tokens
+// never appear in a message.
+
+import { OpenApiMcpError } from "../catalog/errors.js";
+import { isAllowedScheme } from "../catalog/url.js";
+import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
+import { maskText } from "./secrets.js";
+
+/** How the client authenticates to the token endpoint (RFC 6749 §2.3.1). */
+export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
+
+export interface ClientCredentials {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Sent space-separated as `scope`; none → no `scope` parameter (the server's default). */
+  scopes: string[];
+  /** Default: the provider's (itself `client_secret_basic` unless set). */
+  method?: ClientAuthMethod;
+}
+
+export interface AccessToken {
+  /** The access token itself: a secret. */
+  value: string;
+  /** As the server named it (`Bearer`); the header always says `Bearer`. */
+  tokenType: string;
+  /** When the server says it expires (ms since the epoch, the provider's clock); undefined when it did not say. */
+  expiresAt?: number;
+  /** When the cache stops handing it out. */
+  refreshAt: number;
+}
+
+/** What credential application needs from a token source: the provider below, or a stand-in (tests, dry runs). */
+export interface TokenSource {
+  token(credentials: ClientCredentials, options?: { signal?: AbortSignal }): Promise<AccessToken>;
+  /** The API refused this token: stop handing it out, so the next call fetches a fresh one. */
+  invalidate(token: string): void;
+}
+
+export interface TokenProviderOptions {
+  /** Default: the shared keep-alive dispatcher of the HTTP client. */
+  dispatcher?: Dispatcher;
+  /** Permit http:// token URLs on non-loopback hosts (--allow-insecure-http). */
+  allowInsecureHttp?: boolean;
+  /** For one token request, redirects included (default 30 s). */
+  timeoutMs?: number;
+  /** Default `client_secret_basic`. */
+  method?: ClientAuthMethod;
+  /** How long a token without `expires_in` is used (default 5 minutes). */
+  defaultLifetimeMs?: number;
+  /** The clock (ms since the epoch); tests inject one. */
+  now?: () => number;
+}
+
+/** Why no token could be had. The message names the token URL and what went wrong, never a secret. */
+export class TokenError extends OpenApiMcpError {
+  constructor(
+    readonly kind: "insecure" | "http" | "response" | "timeout" | "network" | "cancelled" | "invalid",
+    message: string,
+    /** The token endpoint's HTTP status, when it answered. */
+    readonly status?: number,
+  ) {
+    super({ code: "E_OAUTH_TOKEN", message });
+  }
+}
+
+export const DEFAULT_TOKEN_TIMEOUT_MS = 30_000;
+export const DEFAULT_TOKEN_LIFETIME_MS = 5 * 60_000;
+/** Tokens are refreshed this long before they expire, or 10% of their lifetime early when that is less. */
+export const REFRESH_MARGIN_MS = 60_000;
+const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+const MAX_DETAIL_CHARS = 200;
+
+interface CacheEntry {
+  token?: AccessToken;
+  pending?: Promise<AccessToken>;
+}
+
+export class TokenProvider implements TokenSource {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenProviderOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * A token for these client credentials: the cached one while it is fresh, else one fetched now. Concurrent calls
+   * for the same (token URL, client, scopes) share a single token request; a caller's `signal` stops its own wait,
+   * never the shared request.
+   */
+  async token(credentials: ClientCredentials, { signal }: { signal?: AbortSignal } = {}): Promise<AccessToken> {
+    const key = cacheKey(credentials);
+    let entry = this.cache.get(key);
+    if (!entry) {
+      entry = {};
+      this.cache.set(key, entry);
+    }
+    if (entry.token && this.now() < entry.token.refreshAt) return entry.token;
+    let pending = entry.pending;
+    if (!pending) {
+      const current = entry;
+      const fetched = this.fetch(credentials).then(
+        (token) => {
+          if (current.pending === fetched) {
+            current.pending = undefined;
+            current.token = token;
+          }
+          return token;
+        },
+        (error: unknown) => {
+          if (current.pending === fetched) current.pending = undefined;
+          throw error;
+        },
+      );
+      current.pending = fetched;
+      // Nobody may be waiting any more (every caller cancelled): the outcome is still handled.
+      fetched.catch(() => {});
+      pending = fetched;
+    }
+    return signal ? abortable(pending, signal, credentials.tokenUrl) : pending;
+  }
+
+  /** Drops the cached token if it is still this one (a newer token, fetched after another 401, is kept). */
+  invalidate(token: string): void {
+    for (const entry of this.cache.values()) {
+      if (entry.token?.value === token) entry.token = undefined;
+    }
+  }
+
+  /** Forgets every cached token. */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  private async fetch(credentials: ClientCredentials): Promise<AccessToken> {
+    const { tokenUrl, clientId, clientSecret, scopes } = credentials;
+    const method = credentials.method ?? this.options.method ?? "client_secret_basic";
+    const where = `OAuth 2.0 token request to ${tokenUrl}`;
+    let url: URL;
+    try {
+      url = new URL(tokenUrl);
+    } catch {
+      throw new TokenError("invalid", `${where}: the token URL is not a valid URL`);
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new TokenError("invalid", `${where}: the token URL must be https://`);
+    if (!isAllowedScheme(url, this.options.allowInsecureHttp === true)) {
+      throw new TokenError(
+        "insecure",
+        `${where} refused: the token URL is plain http to a host that is not loopback, which would send the client secret unencrypted; use https:// (or --allow-insecure-http)`,
+      );
+    }
+    const form = new URLSearchParams({ grant_type: "client_credentials" });
+    if (scopes.length > 0) form.set("scope", scopes.join(" "));
+    const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
+    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
+    if (method === "client_secret_basic") headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
+    else {
+      form.set("client_id", clientId);
+      form.set("client_secret", clientSecret);
+    }
+    const secrets = [clientSecret, pair, formEncode(clientSecret)];
+    const started = this.now();
+    let response: Awaited<ReturnType<typeof send>>;
+    try {
+      response = await send(
+        { method: "POST", origin: url.origin, path: url.pathname + url.search, headers, body: Buffer.from(form.toString()) },
+        {
+          dispatcher: this.options.dispatcher ?? sharedDispatcher(),
+          timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+          maxResponseBytes: MAX_TOKEN_RESPONSE_BYTES,
+        },
+      );
+    } catch (error) {
+      if (error instanceof UpstreamFailure) {
+        const kind = error.kind === "timeout" ? "timeout" : error.kind === "network" ? "network" : error.kind === "cancelled" ? "cancelled" : "invalid";
+        throw new TokenError(kind, maskText(`${where} failed: ${error.message}`, secrets));
+      }
+      throw error;
+    }
+    const body = parseBody(response.body, response.headers["content-type"]);
+    if (response.status < 200 || response.status > 299) {
+      const code = typeof body?.error === "string" ? body.error : undefined;
+      const description = typeof body?.error_description === "string" ? body.error_description : undefined;
+      const detail = [code, description].filter(Boolean).join(": ");
+      const hint = response.status === 401 || code === "invalid_client" ? "; check the client id and secret" : code === "invalid_scope" ? "; check the scopes" : "";
+      throw new TokenError(
+        "http",
+        maskText(`${where} failed: HTTP ${response.status}${detail ? ` (${clip(detail)})` : ""}${hint}`, secrets),
+        response.status,
+      );
+    }
+    if (!body) throw new TokenError("response", `${where}: the response (HTTP ${response.status}) is not a JSON object`, response.status);
+    const value = body.access_token;
+    if (typeof value !== "string" || value === "") throw new TokenError("response", `${where}: the response has no access_token`, response.status);
+    const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
+    if (tokenType.toLowerCase() !== "bearer") {
+      throw new TokenError("response", `${where}: token_type '${clip(tokenType)}' is not supported (only Bearer)`, response.status);
+    }
+    const expiresIn = seconds(body.expires_in);
+    // Counted from when the request left: the server's clock started no earlier.
+    if (expiresIn === undefined) {
+      return { value, tokenType, refreshAt: started + (this.options.defaultLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS) };
+    }
+    const lifetime = expiresIn * 1000;
+    const expiresAt = started + lifetime;
+    return { value, tokenType, expiresAt, refreshAt: expiresAt - Math.min(REFRESH_MARGIN_MS, lifetime / 10) };
+  }
+}
+
+/** Shared by every engine that is given no provider of its own. */
+let sharedProvider: TokenProvider | undefined;
+export function sharedTokenProvider(): TokenProvider {
+  sharedProvider ??= new TokenProvider();
+  return sharedProvider;
+}
+
+function cacheKey({ tokenUrl, clientId, clientSecret, scopes, method }: ClientCredentials): string {
+  // The secret is part of the key (two configurations with one id but different secrets never share a token), as a
+  // short fingerprint rather than itself.
+  return JSON.stringify([tokenUrl, clientId, fingerprint(clientSecret), [...new Set(scopes)].sort(), method ?? ""]);
+}
+
+function fingerprint(text: string): string {
+  // FNV-1a, 32 bits, twice with different seeds: a cache key, not a security boundary.
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+  }
+  return `${a.toString(16)}${b.toString(16)}`;
+}
+
+/** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks for the id and secret in HTTP basic. */
+function formEncode(text: string): string {
+  return new URLSearchParams([["", text]]).toString().slice(1);
+}
+
+function parseBody(body: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
+  const text = body.toString("utf8");
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    // Some older servers answer form-encoded.
+    if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+    return undefined;
+  }
+}
+
+function seconds(value: unknown): number | undefined {
+  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/[\r\n\t]+/g, " ");
+  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal, tokenUrl: string): Promise<T> {
+  const cancelled = (): TokenError => new TokenError("cancelled", `OAuth 2.0 token request to ${tokenUrl}: cancelled`);
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
