@@ -47,11 +47,14 @@ export interface EngineOptions {
   tokens?: TokenSource;
   /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
   clock?: () => number;
+  /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */
+  maxArgumentBytes?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 
 type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void };
 type Stopped = { error: ToolResult; outcome: AuditOutcome };
@@ -103,6 +106,12 @@ export class Engine implements ToolProvider {
     const tool = this.tools.get(name);
     if (!tool) return { error: errorResult(`There is no tool named '${name}'.`), outcome: "invalid_arguments" };
     const given = args ?? {};
+    // Bounded before anything else looks at them: a 50 MB argument is refused, not validated, built and sent.
+    const size = Buffer.byteLength(JSON.stringify(given) ?? "");
+    const limit = this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+    if (size > limit) {
+      return { error: errorResult(`The arguments for ${name} are ${size} bytes, more than the ${limit} a call may carry. Nothing was sent; send less (for files, a smaller one).`), outcome: "invalid_arguments" };
+    }
     const mismatches = this.validator.arguments(tool, given);
     if (mismatches.length > 0) {
       const listed = mismatches.map((m) => `${placeOf(m.pointer)} ${m.message}`).join("; ");

@@ -6,6 +6,7 @@ import { STATUS_CODES } from "node:http";
 import { Agent, type Dispatcher } from "undici";
 
 export type { Dispatcher };
+import { retryAfterMs } from "./rate-limit.js";
 import type { PreparedRequest } from "./types.js";
 
 export interface UpstreamResponse {
@@ -43,6 +44,7 @@ const RETRIED_STATUSES = new Set([502, 503, 504]);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const DEFAULT_RETRY_DELAYS = [200, 600];
+const MAX_HONOURED_RETRY_AFTER_MS = 2_000;
 
 let sharedAgent: Agent | undefined;
 /**
@@ -71,15 +73,17 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
   try {
     const delays = IDEMPOTENT.has(request.method) ? (options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS) : [];
     for (let attempt = 0; ; attempt++) {
+      let pause = delays[attempt];
       try {
         const response = await followRedirects(request, { ...options, signal });
-        if (!RETRIED_STATUSES.has(response.status) || attempt >= delays.length) return response;
+        pause = pause === undefined ? undefined : retryPause(response, pause);
+        if (pause === undefined) return response;
       } catch (error) {
         const failure = fail(error);
-        if (failure.kind !== "network" || attempt >= delays.length) throw failure;
+        if (failure.kind !== "network" || pause === undefined) throw failure;
       }
       // A cancellation or the deadline during the pause ends the call like one during a request.
-      await sleep(delays[attempt]!, signal).catch((error: unknown) => {
+      await sleep(pause, signal).catch((error: unknown) => {
         throw fail(error);
       });
     }
@@ -87,6 +91,17 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onCallerAbort);
   }
+}
+
+/**
+ * How long to wait before trying a response's request again, or undefined to hand the response back. 502/503/504
+ * are retried after the usual pause; a 429 or 503 that names a wait (Retry-After) is retried only when the wait
+ * is short: a longer one is the model's to know about, not a call to hold open.
+ */
+function retryPause(response: UpstreamResponse, usual: number): number | undefined {
+  const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers["retry-after"], Date.now()) : undefined;
+  if (asked !== undefined) return asked <= MAX_HONOURED_RETRY_AFTER_MS ? asked : undefined;
+  return RETRIED_STATUSES.has(response.status) ? usual : undefined;
 }
 
 async function followRedirects(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {

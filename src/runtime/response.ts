@@ -116,7 +116,9 @@ const HINTS: Record<number, string> = {
 /** Retry-After is a number of seconds or an HTTP date. */
 function retryAfter(value: string | undefined): string {
   if (value === undefined) return "";
-  return /^\d+$/.test(value.trim()) ? ` It asks to wait ${value.trim()} seconds (Retry-After).` : ` It asks to wait until ${value.trim()} (Retry-After).`;
+  const seconds = value.trim();
+  if (/^\d+$/.test(seconds)) return ` It asks to wait ${seconds} second${seconds === "1" ? "" : "s"} (Retry-After).`;
+  return ` It asks to wait until ${seconds} (Retry-After).`;
 }
 
 function describeMismatches(mismatches: Mismatch[], wrapped: boolean): string {

@@ -280,6 +280,38 @@ describe("retries", () => {
     expectError(await call(connected.client, "createItem", { body: { name: "x" } }), "could not be reached");
     expect(upstream.requests).toHaveLength(1);
   });
+
+  it("GET: a 429 asking for a short wait (Retry-After: 1) is waited out and retried", async () => {
+    upstream.on("GET", "/v1/items/1", status(429, { "retry-after": "1" }), json(ITEM));
+    const result = await call(connected.client, "getItem", { id: 1 });
+    expect(result.structuredContent).toEqual(ITEM);
+    expect(upstream.requests).toHaveLength(2);
+  });
+
+  it("GET: a 429 or 503 asking for a long wait is handed to the model with the wait, not held open", async () => {
+    upstream.on("GET", "/v1/items/1", status(429, { "retry-after": "30" }));
+    expectError(await call(connected.client, "getItem", { id: 1 }), "429", "wait 30 seconds");
+    expect(upstream.requests).toHaveLength(1);
+    upstream.reset();
+    upstream.on("GET", "/v1/items/1", status(503, { "retry-after": "120" }));
+    expectError(await call(connected.client, "getItem", { id: 1 }), "503");
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it("POST: a 429 is never retried, however short the wait", async () => {
+    upstream.on("POST", "/v1/items", status(429, { "retry-after": "1" }));
+    expectError(await call(connected.client, "createItem", { body: { name: "x" } }), "429", "wait 1 second (Retry-After)");
+    expect(upstream.requests).toHaveLength(1);
+  });
+});
+
+describe("oversized arguments", () => {
+  it("are refused before anything is validated, built or sent", async () => {
+    const other = await withEngine({ maxArgumentBytes: 1_000 });
+    const result = await call(other.client, "createItem", { body: { name: "x".repeat(2_000) } });
+    expectError(result, "more than the 1000 a call may carry", "Nothing was sent");
+    expect(upstream.requests).toEqual([]);
+  });
 });
 
 describe("redirects", () => {
