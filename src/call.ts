@@ -5,6 +5,7 @@ import { UserError } from "./catalog/errors.js";
 import { credentialVariables } from "./catalog/security.js";
 import type { Catalog } from "./catalog/types.js";
 import type { Environment } from "./runtime/credentials.js";
+import type { TokenSource } from "./runtime/oauth.js";
 import { MASK, maskText, maskValue } from "./runtime/secrets.js";
 import type { PreparedRequest, ToolResult } from "./runtime/types.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
@@ -24,8 +25,15 @@ export interface CallReport {
 
 const BODY_SHOWN = 4_000;
 
+const DRY_RUN_TOKENS: TokenSource = {
+  token: async (client) => ({ value: `<access token from ${client.tokenUrl}>`, tokenType: "Bearer", refreshAt: Number.POSITIVE_INFINITY }),
+  invalidate: () => {},
+};
+
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
-  const { catalog, engine, env } = await setUpEngine(sources, { ...options, onlyTools: [options.tool] });
+  // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
+  const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
+  const { catalog, engine, env } = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
   if (!engine.hasTool(options.tool)) {
     const names = engine.listTools().map((t) => t.name);
     throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${options.tool}'; the source has: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` });

@@ -12,6 +12,7 @@ import { type AuditLog, openAuditLog } from "./runtime/audit.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./runtime/credentials.js";
 import { Engine } from "./runtime/engine.js";
 import { checkUpstreamUrls } from "./runtime/https.js";
+import type { TokenSource } from "./runtime/oauth.js";
 import { DEFAULT_POLICIES, type DenyMode, parsePolicies } from "./runtime/policy.js";
 import type { OutputValidation } from "./runtime/types.js";
 
@@ -31,6 +32,8 @@ export interface EngineSetupOptions extends LoadOptions {
   log?: (line: string) => void;
   /** Check only what these tools need (`call`); every tool by default. */
   onlyTools?: string[];
+  /** Where OAuth tokens come from (a dry run passes one that fetches nothing). */
+  tokens?: TokenSource;
 }
 
 export interface EngineSetup {
@@ -89,6 +92,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       approvalTimeoutMs,
       audit,
       rateLimits: settings?.rateLimits,
+      tokens: options.tokens,
     }),
   });
   return { catalog, engine, env, ...(settings ? { settings } : {}) };

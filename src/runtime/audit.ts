@@ -38,6 +38,7 @@ export interface AuditLog {
 /** Names whose values are never logged, whatever the value looks like. */
 const SENSITIVE = /pass(word)?|secret|token|api[-_]?key|auth|credential|cookie|session|private|ssn|card|cvv|pin\b/i;
 const MAX_LOGGED_CHARS = 200;
+const MAX_URL_CHARS = 2_000;
 
 /** Top-level argument names with their values made safe to log: scalars shown (cut), structures summarised. */
 export function loggedArguments(args: unknown): Record<string, unknown> {
@@ -53,6 +54,22 @@ export function loggedArguments(args: unknown): Record<string, unknown> {
     Object.defineProperty(logged, name, { value: shown, enumerable: true, writable: true, configurable: true });
   }
   return logged;
+}
+
+/**
+ * The values of sensitive-looking arguments (scalars), to mask wherever else they show: in the URL of a query
+ * parameter, say, while the arguments themselves are redacted by name.
+ */
+export function sensitiveValues(args: unknown): string[] {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return [];
+  return Object.entries(args)
+    .filter(([name, value]) => SENSITIVE.test(name) && (typeof value === "string" || typeof value === "number"))
+    .map(([, value]) => String(value));
+}
+
+/** A URL for the record: long ones are cut, so one call cannot write a megabyte line. */
+export function loggedUrl(url: string): string {
+  return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
 }
 
 /** The record with every secret value masked wherever it shows. */

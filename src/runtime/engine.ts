@@ -5,15 +5,16 @@
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, RateLimit, Tool } from "../catalog/types.js";
-import { type AuditLog, type AuditOutcome, loggedArguments, safeRecord } from "./audit.js";
+import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { applyCredentials, type Environment } from "./credentials.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
+import { argumentsTooBig } from "./limits.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
 import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { formatWait, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
-import { maskText, maskValue } from "./secrets.js";
+import { maskBytes, maskText, maskValue } from "./secrets.js";
 import {
   type ApprovalAnswer,
   ArgumentError,
@@ -107,10 +108,9 @@ export class Engine implements ToolProvider {
     if (!tool) return { error: errorResult(`There is no tool named '${name}'.`), outcome: "invalid_arguments" };
     const given = args ?? {};
     // Bounded before anything else looks at them: a 50 MB argument is refused, not validated, built and sent.
-    const size = Buffer.byteLength(JSON.stringify(given) ?? "");
-    const limit = this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
-    if (size > limit) {
-      return { error: errorResult(`The arguments for ${name} are ${size} bytes, more than the ${limit} a call may carry. Nothing was sent; send less (for files, a smaller one).`), outcome: "invalid_arguments" };
+    const tooBig = argumentsTooBig(given, this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES);
+    if (tooBig) {
+      return { error: errorResult(`The arguments for ${name} are too big (${tooBig}). Nothing was sent; send less (for files, a smaller one).`), outcome: "invalid_arguments" };
     }
     const mismatches = this.validator.arguments(tool, given);
     if (mismatches.length > 0) {
@@ -123,7 +123,8 @@ export class Engine implements ToolProvider {
     try {
       const env = this.options.env ?? process.env;
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
-      const operation = tool.operation.headers ? { ...tool.operation, headers: expandStaticHeaders(tool.operation.headers, env) } : tool.operation;
+      const expanded = tool.operation.headers ? expandStaticHeaders(tool.operation.headers, env) : undefined;
+      const operation = expanded ? { ...tool.operation, headers: expanded.headers } : tool.operation;
       const built = buildRequest({ operation, args: given as Record<string, unknown> });
       const applied = await applyCredentials({
         request: built,
@@ -133,7 +134,8 @@ export class Engine implements ToolProvider {
         tokens: this.tokens,
         ...(context.signal ? { signal: context.signal } : {}),
       });
-      return { tool, ...applied };
+      // Values taken from the environment into static headers are treated as secrets too.
+      return { tool, ...applied, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
     } catch (error) {
       if (error instanceof ArgumentError) {
         return { error: errorResult(`Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`), outcome: "invalid_arguments" };
@@ -152,13 +154,13 @@ export class Engine implements ToolProvider {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
             tool: name,
-            ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
+            ...(extra.request ? { method: extra.request.method, url: loggedUrl(extra.request.origin + extra.request.path) } : {}),
             arguments: loggedArguments(args),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
-          extra.secrets ?? [],
+          [...(extra.secrets ?? []), ...sensitiveValues(args)],
         ),
       );
     };
@@ -207,7 +209,7 @@ export class Engine implements ToolProvider {
     return maskValue(outcome.result, secrets);
   }
 
-  private async send({ tool, request }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
+  private async send({ tool, request, secrets }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
     let response: UpstreamResponse;
     try {
       response = await send(request, {
@@ -222,6 +224,8 @@ export class Engine implements ToolProvider {
       const outcome: AuditOutcome = error.kind === "timeout" ? "timeout" : error.kind === "cancelled" ? "cancelled" : "network_error";
       return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
+    // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
+    if (secrets.length > 0) response = { ...response, body: maskBytes(response.body, secrets) };
     const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
@@ -234,7 +238,7 @@ export class Engine implements ToolProvider {
       tool: tool.name,
       title: tool.title,
       method: request.method,
-      url: maskText(request.origin + request.path, secrets),
+      url: loggedUrl(maskText(request.origin + request.path, secrets)),
       arguments: maskValue((args ?? {}) as Record<string, unknown>, secrets),
       effect: tool.effect,
       timeoutMs: this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -268,17 +272,22 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   invalid: "Nothing was sent; the request as configured cannot be sent over HTTP.",
 };
 
-/** Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder. */
-function expandStaticHeaders(headers: Record<string, string>, env: Environment): Record<string, string> {
+/**
+ * Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder.
+ * Also returns the values substituted, which are masked like credentials.
+ */
+function expandStaticHeaders(headers: Record<string, string>, env: Environment): { headers: Record<string, string>; values: string[] } {
   const expanded: Record<string, string> = {};
+  const values: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     let missing = false;
     const text = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
       const found = env[variable];
       if (found === undefined) missing = true;
+      else values.push(found);
       return found ?? "";
     });
     if (!missing) expanded[name] = text;
   }
-  return expanded;
+  return { headers: expanded, values };
 }

@@ -309,7 +309,7 @@ describe("oversized arguments", () => {
   it("are refused before anything is validated, built or sent", async () => {
     const other = await withEngine({ maxArgumentBytes: 1_000 });
     const result = await call(other.client, "createItem", { body: { name: "x".repeat(2_000) } });
-    expectError(result, "more than the 1000 a call may carry", "Nothing was sent");
+    expectError(result, "too big (more than 1000 bytes)", "Nothing was sent");
     expect(upstream.requests).toEqual([]);
   });
 });
@@ -468,5 +468,15 @@ describe("Content-Type parsed by structure, never by substring", () => {
   it("problem+json with a charset is JSON for a tool with an output schema too", async () => {
     upstream.on("GET", "/v1/items/7", json(ITEM, { contentType: "application/problem+json; charset=utf-8" }));
     expect((await call(connected.client, "getItem", { id: 7 })).structuredContent).toEqual(ITEM);
+  });
+});
+
+describe("deeply nested arguments", () => {
+  it("are refused, not walked into a stack overflow", async () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const result = await call(connected.client, "createItem", { body: deep });
+    expectError(result, "nested more than 64 levels deep", "Nothing was sent");
+    expect(upstream.requests).toEqual([]);
   });
 });

@@ -1,0 +1,282 @@
+// Credentials and HTTPS enforcement, end to end: OAuth 2.0 client credentials against a loopback token endpoint
+// (one token request for many concurrent calls, one refresh and one retry on 401, renewal before expiry), a missing
+// credential stopping `serve` with the variable named, credentials from a settings file reaching the upstream, and
+// plain-http upstreams, token URLs and spec URLs refused unless --allow-insecure-http, which warns.
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { setUpEngine } from "../../src/setup.js";
+import { runCli } from "../support/cli.js";
+import { example } from "../support/fixtures.js";
+import {
+  BASIC_USER,
+  CANARY,
+  CLIENT_ID,
+  canaryEnv,
+  connectProvider,
+  echo,
+  formEncode,
+  guardSpec,
+  type InProcess,
+  serveOverStdio,
+  spawnCli,
+  type TokenEndpoint,
+  tempDir,
+  textOf,
+  tokenEndpoint,
+  waitFor,
+  writeFile,
+} from "../support/guard.js";
+import { Upstream } from "../support/upstream.js";
+
+let api: Upstream;
+let login: Upstream;
+let temp: ReturnType<typeof tempDir>;
+const open: InProcess[] = [];
+
+beforeAll(async () => {
+  [api, login] = await Promise.all([Upstream.start(), Upstream.start()]);
+  temp = tempDir();
+});
+afterAll(async () => {
+  await Promise.all([api.close(), login.close()]);
+  temp.remove();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+  api.reset();
+  login.reset();
+});
+
+type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+
+/** The guard API with its token URL on the login server, set up as `serve` would, behind an in-process client. */
+async function connect(token: TokenEndpoint, env: Record<string, string> = canaryEnv()): Promise<InProcess> {
+  const spec = writeFile(temp.dir, `oauth-${login.port}.openapi.json`, guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }));
+  const { engine } = await setUpEngine(spec, { env, log: () => {} });
+  const connected = await connectProvider(engine);
+  open.push(connected);
+  return connected;
+}
+
+const bearerOf = (path: string): Array<string | undefined> => api.to(path).map((r) => r.headers.authorization);
+
+describe("OAuth 2.0 client credentials, end to end", () => {
+  it("20 concurrent calls share one token request, which carries the client id, secret and scopes", async () => {
+    const token = tokenEndpoint(login, { delayMs: 150 });
+    api.on("GET", "/v1/oauth/ok", echo());
+    const c = await connect(token);
+    const results = await Promise.all(Array.from({ length: 20 }, () => c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }) as Promise<Result>));
+    for (const result of results) expect(result.isError ?? false, textOf(result)).toBe(false);
+    expect(token.requests).toHaveLength(1);
+    expect(token.requests[0]!.authorization).toBe(`Basic ${Buffer.from(`${CLIENT_ID}:${formEncode(CANARY)}`).toString("base64")}`);
+    expect(Object.fromEntries(new URLSearchParams(token.requests[0]!.body))).toEqual({ grant_type: "client_credentials", scope: "pets:read pets:write" });
+    expect(bearerOf("/v1/oauth/ok")).toEqual(Array(20).fill(`Bearer ${token.issued[0]}`));
+    // Cached: later calls need no new token.
+    await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
+    expect(token.requests).toHaveLength(1);
+  });
+
+  it("a 401 from the API: exactly one new token and one retry, which succeeds", async () => {
+    const token = tokenEndpoint(login);
+    api.on("GET", "/v1/oauth/ok", echo());
+    let refused = false;
+    api.on("GET", "/v1/oauth/revoked", (context) => {
+      // The first token is refused once (revoked upstream); any other is fine.
+      if (!refused && context.recorded.headers.authorization === `Bearer ${token.issued[0]}`) {
+        refused = true;
+        context.res.writeHead(401, { "content-type": "application/json" }).end('{"error":"invalid_token"}');
+        return;
+      }
+      return echo()(context);
+    });
+    const c = await connect(token);
+    expect(((await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } })) as Result).isError ?? false).toBe(false);
+    const result = (await c.client.callTool({ name: "get_oauth", arguments: { scenario: "revoked" } })) as Result;
+    expect(result.isError ?? false, textOf(result)).toBe(false);
+    expect(token.requests).toHaveLength(2);
+    expect(bearerOf("/v1/oauth/revoked")).toEqual([`Bearer ${token.issued[0]}`, `Bearer ${token.issued[1]}`]);
+    // The new token is the one used from now on.
+    await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
+    expect(bearerOf("/v1/oauth/ok").at(-1)).toBe(`Bearer ${token.issued[1]}`);
+    expect(token.requests).toHaveLength(2);
+  });
+
+  it("a 401 that persists: still only one refresh and one retry, then an error result", async () => {
+    const token = tokenEndpoint(login);
+    api.on("GET", "/v1/oauth/e401", echo({ status: 401 }));
+    const c = await connect(token);
+    const result = (await c.client.callTool({ name: "get_oauth", arguments: { scenario: "e401" } })) as Result;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("401 Unauthorized");
+    expect(token.requests).toHaveLength(2);
+    expect(api.to("/v1/oauth/e401")).toHaveLength(2);
+    expect(textOf(result)).not.toContain(token.issued[1]!);
+  });
+
+  it("a token is renewed shortly before it expires", async () => {
+    const token = tokenEndpoint(login, { expiresIn: 0.4 });
+    api.on("GET", "/v1/oauth/ok", echo());
+    const c = await connect(token);
+    await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
+    await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
+    expect(token.requests).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
+    expect(token.requests).toHaveLength(2);
+    expect(bearerOf("/v1/oauth/ok")).toEqual([`Bearer ${token.issued[0]}`, `Bearer ${token.issued[0]}`, `Bearer ${token.issued[1]}`]);
+  });
+
+  it("a token endpoint that refuses the client: an error result naming the token URL, never the secret; nothing sent to the API", async () => {
+    const token = tokenEndpoint(login);
+    const wrong = "wrong-secret-8c1d+/=";
+    const c = await connect(token, { ...canaryEnv(), OAUTH_CLIENT_SECRET_OAUTH: wrong });
+    const result = (await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } })) as Result;
+    const text = textOf(result);
+    expect(result.isError).toBe(true);
+    expect(text).toContain(token.url);
+    expect(text).toContain("HTTP 401");
+    expect(text).toContain("check the client id and secret");
+    for (const form of [wrong, encodeURIComponent(wrong), Buffer.from(`${CLIENT_ID}:${formEncode(wrong)}`).toString("base64")]) expect(text).not.toContain(form);
+    expect(api.requests).toEqual([]);
+  });
+});
+
+describe("a missing required credential", () => {
+  const spec = (): string => writeFile(temp.dir, "missing.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }));
+
+  it("stops `serve` with exit code 1 and a message naming each variable to set", async () => {
+    const none = await runCli(["serve", spec()]);
+    expect(none.code).toBe(1);
+    for (const variable of [
+      "API_KEY_HEADERKEY",
+      "API_KEY_QUERYKEY",
+      "BEARER_TOKEN_BEARERAUTH",
+      "BASIC_USERNAME_BASICAUTH",
+      "BASIC_PASSWORD_BASICAUTH",
+      "OAUTH_CLIENT_ID_OAUTH",
+      "OAUTH_CLIENT_SECRET_OAUTH",
+    ]) {
+      expect(none.stderr).toContain(variable);
+    }
+    expect(none.stderr).toContain("credentials are missing");
+    expect(none.stderr).not.toMatch(/^\s+at /m);
+
+    // Only what is missing is named.
+    const { BASIC_PASSWORD_BASICAUTH: _, ...almost } = canaryEnv();
+    const one = await runCli(["serve", spec()], { env: almost });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain("BASIC_PASSWORD_BASICAUTH");
+    expect(one.stderr).toContain("get_basic");
+    expect(one.stderr).not.toContain("API_KEY_HEADERKEY");
+    expect(one.stderr).not.toContain(CANARY);
+  });
+
+  it("`call` checks only the tool it calls", async () => {
+    const petstore = example("petstore.openapi.yaml");
+    const free = await runCli(["call", petstore, "listPets", "--dry-run", "--base-url", `${api.url}/v1`]);
+    expect(free.code, free.stderr).toBe(0);
+    const keyed = await runCli(["call", petstore, "getPet", "--args", '{"petId":1}', "--dry-run", "--base-url", `${api.url}/v1`]);
+    expect(keyed.code).toBe(1);
+    expect(keyed.stderr).toContain("API_KEY_API_KEY");
+  });
+});
+
+describe("credentials from a settings file (--config)", () => {
+  it("reach the upstream, `${VAR}` in a value read from the environment; they show nowhere", async () => {
+    const token = tokenEndpoint(login);
+    api.on("GET", /^\/v1\/\w+\/ok$/, echo());
+    const spec = writeFile(temp.dir, "settings.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }));
+    const config = writeFile(temp.dir, "credentials.settings.json", {
+      credentials: {
+        headerKey: "cfg-header-51",
+        queryKey: { value: "${CFG_QUERY_KEY}" },
+        bearerAuth: "cfg-bearer-52",
+        basicAuth: { username: BASIC_USER, password: "cfg-pass-53" },
+        oauth: { clientId: CLIENT_ID, clientSecret: CANARY },
+      },
+    });
+    const server = await serveOverStdio([spec, "--config", config], { env: { CFG_QUERY_KEY: "cfg-query-54" } });
+    const shown: string[] = [];
+    try {
+      for (const kind of ["header", "query", "bearer", "basic", "oauth"]) {
+        const result = (await server.client.callTool({ name: `get_${kind}`, arguments: { scenario: "ok" } })) as Result;
+        expect(result.isError ?? false, textOf(result)).toBe(false);
+        shown.push(JSON.stringify(result));
+      }
+    } finally {
+      await server.close();
+    }
+    expect(api.to("/v1/header/ok")[0]!.headers["x-api-key"]).toBe("cfg-header-51");
+    expect(api.to("/v1/query/ok")[0]!.query).toBe("api_key=cfg-query-54");
+    expect(api.to("/v1/bearer/ok")[0]!.headers.authorization).toBe("Bearer cfg-bearer-52");
+    expect(api.to("/v1/basic/ok")[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${BASIC_USER}:cfg-pass-53`).toString("base64")}`);
+    expect(api.to("/v1/oauth/ok")[0]!.headers.authorization).toBe(`Bearer ${token.issued[0]}`);
+    const visible = shown.join("\n") + server.stderr();
+    for (const secret of ["cfg-header-51", "cfg-query-54", "cfg-bearer-52", "cfg-pass-53", CANARY, token.issued[0]!]) expect(visible).not.toContain(secret);
+  });
+
+  it("a credential for a scheme the source does not have stops the start, naming the place", async () => {
+    const spec = writeFile(temp.dir, "settings2.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }));
+    const config = writeFile(temp.dir, "stray.settings.json", { credentials: { nosuch: "x-value-99" } });
+    const run = await runCli(["serve", spec, "--config", config], { env: canaryEnv() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("#/credentials/nosuch");
+    expect(run.stderr).toContain("no security scheme 'nosuch'");
+    expect(run.stderr).not.toContain("x-value-99");
+  });
+});
+
+describe("HTTPS enforcement", () => {
+  const petstore = example("petstore.openapi.yaml");
+  const env = { API_KEY_API_KEY: "pk-https" };
+
+  it("`serve` with a plain-http, non-loopback base URL exits 1, naming the URL and the opt-out", async () => {
+    const run = await runCli(["serve", petstore, "--base-url", "http://api.example.com/v1"], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("http://api.example.com/v1");
+    expect(run.stderr).toContain("not loopback");
+    expect(run.stderr).toContain("--allow-insecure-http");
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("a plain-http token URL is refused the same way", async () => {
+    const spec = writeFile(temp.dir, "http-token.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: "http://login.example.com/oauth/token" }));
+    const run = await runCli(["serve", spec], { env: canaryEnv() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("http://login.example.com/oauth/token");
+    expect(run.stderr).toContain("token URL");
+  });
+
+  it("a plain-http spec URL, or a loopback one that redirects to plain http elsewhere, is never fetched", async () => {
+    const direct = await runCli(["inspect", "http://spec.invalid/api.json"]);
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toContain("only https:// sources are fetched");
+    const redirecting = createServer((_, res) => void res.writeHead(302, { location: "http://spec.invalid/api.json" }).end());
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (redirecting.address() as AddressInfo).port;
+      const run = await runCli(["inspect", `http://127.0.0.1:${port}/api.json`]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("http://spec.invalid/api.json (redirected from");
+    } finally {
+      redirecting.close();
+    }
+  });
+
+  it("with --allow-insecure-http, `serve` starts and warns on stderr, naming the URL", async () => {
+    const running = spawnCli(["serve", petstore, "--base-url", "http://api.example.com/v1", "--allow-insecure-http"], env);
+    try {
+      await waitFor(() => running.stderr().includes("serving"));
+      const stderr = running.stderr();
+      expect(stderr).toContain("WARNING --allow-insecure-http");
+      expect(stderr).toContain("http://api.example.com/v1");
+      expect(stderr).toContain("unencrypted");
+      expect(running.stdout()).toBe("");
+    } finally {
+      running.child.kill("SIGTERM");
+      await running.exited;
+    }
+  });
+});
