@@ -8,12 +8,11 @@ import { describe } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
 import { credentialEnvironment, readSettings, type Settings } from "./load/settings.js";
-import { type AuditLog, openAuditLog } from "./runtime/audit.js";
-import { describeMissingCredentials, type Environment, missingCredentials } from "./runtime/credentials.js";
-import { Engine } from "./runtime/engine.js";
-import { checkUpstreamUrls } from "./runtime/https.js";
+import type { Environment } from "./runtime/credentials.js";
+import type { Engine } from "./runtime/engine.js";
 import type { TokenSource } from "./runtime/oauth.js";
-import { DEFAULT_POLICIES, type DenyMode, parsePolicies } from "./runtime/policy.js";
+import type { DenyMode } from "./runtime/policy.js";
+import { defined, startEngine } from "./runtime/start.js";
 import type { OutputValidation } from "./runtime/types.js";
 
 export interface EngineSetupOptions extends LoadOptions {
@@ -52,47 +51,31 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const catalog = await loadCatalog(sources, {
     ...options,
     allowInsecureHttp,
-    ...pick({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
+    ...defined({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
     include: options.include?.length ? options.include : (settings?.include ?? []),
     exclude: options.exclude?.length ? options.exclude : (settings?.exclude ?? []),
   });
   refuseOnErrors(catalog);
 
-  const upstreams = checkUpstreamUrls(catalog, { allowInsecureHttp });
-  if (upstreams.errors.length > 0) {
-    throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
-  }
-  // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
-  for (const warning of upstreams.warnings) log(`openapi-mcp: WARNING --allow-insecure-http: ${warning}`);
-
   const env = settings ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env }) : (options.env ?? process.env);
-  const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.includes(t.name)) } : catalog;
-  const missing = missingCredentials(needed, env);
-  if (missing.length > 0) {
-    throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${describeMissingCredentials(missing)}` });
-  }
-
-  const toolNames = catalog.tools.map((t) => t.name);
-  const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? settings?.deniedTools ?? DEFAULT_POLICIES.denyMode };
   const fromSettings = Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`);
-  const policies = parsePolicies([...fromSettings, ...(options.policies ?? [])], toolNames, base);
-  const auditTarget = options.auditLog ?? settings?.auditLog;
-  const audit: AuditLog | undefined = auditTarget ? openAuditLog(auditTarget) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? (settings?.approvalTimeoutSeconds !== undefined ? settings.approvalTimeoutSeconds * 1000 : undefined);
-
-  const engine = new Engine({
+  const engine = startEngine({
     catalog,
     env,
-    policies,
     allowInsecureHttp,
-    ...pick({
+    log,
+    policies: [...fromSettings, ...(options.policies ?? [])],
+    ...defined({
       timeoutMs: options.timeoutMs ?? settings?.timeoutMs,
       maxResponseBytes: options.maxResponseBytes ?? settings?.maxResponseBytes,
       outputValidation: options.outputValidation ?? settings?.outputValidation,
+      deniedTools: options.deniedTools ?? settings?.deniedTools,
       approvalTimeoutMs,
-      audit,
+      auditLog: options.auditLog ?? settings?.auditLog,
       rateLimits: settings?.rateLimits,
       tokens: options.tokens,
+      onlyTools: options.onlyTools,
     }),
   });
   return { catalog, engine, env, ...(settings ? { settings } : {}) };
@@ -104,9 +87,4 @@ function refuseOnErrors(catalog: Catalog): void {
   const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${describe(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
   throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source:\n${shown.join("\n")}` });
-}
-
-/** The entries whose values are defined: optional options stay absent rather than `undefined`. */
-function pick<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -50,6 +50,15 @@ export interface EngineOptions {
   clock?: () => number;
   /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */
   maxArgumentBytes?: number;
+  hooks?: EngineHooks;
+}
+
+/** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
+export interface EngineHooks {
+  /** The request about to be sent, credentials added; return a changed one to send that instead. */
+  beforeRequest?(context: { tool: Tool; request: PreparedRequest }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
+  /** The result before it goes to the client (secrets are masked after this); return a changed one to use it. */
+  afterResult?(context: { tool: Tool; result: ToolResult }): ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -191,6 +200,7 @@ export class Engine implements ToolProvider {
       return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatWait(refused.retryAfterMs)}.`);
     }
     const secrets = [...prepared.secrets];
+    prepared = await this.withHook(prepared);
     let outcome = await this.send(prepared, context);
     if (outcome.response?.status === 401 && prepared.invalidate) {
       // A cached OAuth token may have been revoked: fetch a new one and try once more.
@@ -200,13 +210,19 @@ export class Engine implements ToolProvider {
         record(again.outcome, { ...prepared, secrets });
         return maskValue(again.error, secrets);
       }
-      prepared = again;
+      prepared = await this.withHook(again);
       secrets.push(...again.secrets);
-      outcome = await this.send(again, context);
+      outcome = await this.send(prepared, context);
     }
     record(outcome.outcome, { request: prepared.request, secrets, ...(outcome.response ? { status: outcome.response.status } : {}) });
+    const result = (await this.options.hooks?.afterResult?.({ tool: prepared.tool, result: outcome.result })) ?? outcome.result;
     // Whatever the result says (URLs in messages, echoed requests, resource URIs), no credential shows in it.
-    return maskValue(outcome.result, secrets);
+    return maskValue(result, secrets);
+  }
+
+  private async withHook(prepared: Prepared): Promise<Prepared> {
+    const changed = await this.options.hooks?.beforeRequest?.({ tool: prepared.tool, request: prepared.request });
+    return changed ? { ...prepared, request: changed } : prepared;
   }
 
   private async send({ tool, request, secrets }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {

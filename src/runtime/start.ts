@@ -1,0 +1,73 @@
+// Building a ready engine from a catalog: refuse what is unsafe or incomplete (plain http upstreams, credentials
+// a tool cannot do without), then apply policies, limits and the audit log. Shared by `serve`/`call` and by
+// generated servers, which start from a catalog file instead of a spec.
+
+import { UserError } from "../catalog/errors.js";
+import type { Catalog, RateLimit } from "../catalog/types.js";
+import { type AuditLog, openAuditLog } from "./audit.js";
+import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials.js";
+import { Engine, type EngineHooks } from "./engine.js";
+import { checkUpstreamUrls } from "./https.js";
+import type { TokenSource } from "./oauth.js";
+import { DEFAULT_POLICIES, type DenyMode, parsePolicies } from "./policy.js";
+import type { OutputValidation } from "./types.js";
+
+export interface StartOptions {
+  catalog: Catalog;
+  env: Environment;
+  allowInsecureHttp?: boolean;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  outputValidation?: OutputValidation;
+  /** `<target>=<allow|approve|deny>` entries, later ones winning. */
+  policies?: string[];
+  deniedTools?: DenyMode;
+  approvalTimeoutMs?: number;
+  /** A file for JSON lines, or "-" for stderr. */
+  auditLog?: string;
+  rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
+  tokens?: TokenSource;
+  hooks?: EngineHooks;
+  /** Check only what these tools need (`call`); every tool by default. */
+  onlyTools?: string[];
+  log?: (line: string) => void;
+}
+
+export function startEngine(options: StartOptions): Engine {
+  const { catalog, env } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const allowInsecureHttp = options.allowInsecureHttp ?? false;
+  const upstreams = checkUpstreamUrls(catalog, { allowInsecureHttp });
+  if (upstreams.errors.length > 0) throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
+  // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
+  for (const warning of upstreams.warnings) log(`WARNING --allow-insecure-http: ${warning}`);
+
+  const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.includes(t.name)) } : catalog;
+  const missing = missingCredentials(needed, env);
+  if (missing.length > 0) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${describeMissingCredentials(missing)}` });
+
+  const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? DEFAULT_POLICIES.denyMode };
+  const policies = parsePolicies(options.policies ?? [], catalog.tools.map((t) => t.name), base);
+  const audit: AuditLog | undefined = options.auditLog ? openAuditLog(options.auditLog) : undefined;
+  return new Engine({
+    catalog,
+    env,
+    policies,
+    allowInsecureHttp,
+    ...defined({
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxResponseBytes,
+      outputValidation: options.outputValidation,
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      audit,
+      rateLimits: options.rateLimits,
+      tokens: options.tokens,
+      hooks: options.hooks,
+    }),
+  });
+}
+
+/** The entries whose values are defined: optional options stay absent rather than `undefined`. */
+export function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
