@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { callTool } from "./call.js";
 import { isUserError, UserError } from "./catalog/errors.js";
+import { generateProject } from "./generate/index.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
@@ -246,6 +247,28 @@ export async function main(argv: string[]): Promise<number> {
       out(`Result:\n${JSON.stringify(report.result, null, 2)}\n`);
       if (report.result.isError) exitCode = EXIT_USER_ERROR;
     }
+  });
+
+  withSourceOptions(
+    program
+      .command("generate")
+      .description("write a standalone TypeScript MCP server project for the source")
+      .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
+      .requiredOption("--out <dir>", "the project's directory (created, or updated when generated before)")
+      .option("--name <package-name>", "the npm package name (default: from the API's title)")
+      .option("--force", "overwrite generated files you edited, or write into a directory openapi-mcp did not create"),
+  ).action(async (source: string, flags: SourceFlags & { out: string; name?: string; force?: boolean }) => {
+    const catalog = await loadCatalog(source, loadOptions(flags));
+    const errors = catalog.diagnostics.filter((d) => d.severity === "error");
+    if (errors.length > 0) {
+      out(renderReport(inspectCatalog(catalog), { tools: false }));
+      throw new UserError({ code: "E_CATALOG", message: `${source}: not generating: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source` });
+    }
+    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(flags.force ? { force: true } : {}) });
+    const changed = [...report.created.map((p) => `  + ${p}`), ...report.updated.map((p) => `  ~ ${p}`), ...report.deleted.map((p) => `  - ${p}`)];
+    out(`${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`);
+    if (changed.length > 0) out(`${changed.join("\n")}\n`);
+    out(`Next: cd ${flags.out} && npm install && npm run build && npm test\n`);
   });
 
   try {

@@ -1,0 +1,39 @@
+// Strings from a spec land in generated files of several kinds; each has its own way out of its context, so each
+// gets its own escape. Nothing from a spec is ever evaluated: it is data, written where data goes.
+
+/** A block comment (`/** … *\/`) holding any text: `*\/` cannot end it early, lines keep their indent. */
+export function comment(text: string, indent = ""): string {
+  const safe = text.replaceAll("*/", "*\\/").replace(/\r\n?|[\u2028\u2029]/g, "\n");
+  const lines = safe.split("\n");
+  if (lines.length === 1) return `${indent}/** ${lines[0]} */`;
+  return [`${indent}/**`, ...lines.map((line) => `${indent} *${line ? ` ${line}` : ""}`), `${indent} */`].join("\n");
+}
+
+/** A TypeScript (and JavaScript, and JSON) string literal. */
+export function tsString(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** Text in Markdown: characters that would start markup or HTML are escaped; line breaks become spaces. */
+export function markdown(text: string): string {
+  return text.replace(/\r\n?|\n|[\u2028\u2029]/g, " ").replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => `\\${c}`);
+}
+
+/** An npm package name: lower case, URL-safe, at most 214 characters. */
+export function packageName(text: string): string {
+  const name = text
+    .toLowerCase()
+    .replace(/[^a-z0-9._~-]+/g, "-")
+    .replace(/^[-._]+|[-._]+$/g, "")
+    .slice(0, 200);
+  return name || "mcp-server";
+}
+
+/** A Markdown code span holding any text, also inside a table cell. */
+export function codeSpan(text: string): string {
+  const body = text.replace(/\r\n?|\n|[\u2028\u2029]/g, " ").replaceAll("|", "\\|");
+  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const padded = body.startsWith("`") || body.endsWith("`") ? ` ${body} ` : body;
+  return `${fence}${padded}${fence}`;
+}

@@ -1,0 +1,134 @@
+// A generated project as a list of files, in memory: the handlebars templates rendered from the catalog, the
+// catalog itself as data, the tools' argument types, and the runtime copied from this package's sources.
+// Templates do not escape by default (`noEscape`): every value goes through the helper for where it lands.
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import Handlebars from "handlebars";
+import { credentialVariables } from "../catalog/security.js";
+import type { Catalog, CredentialScheme } from "../catalog/types.js";
+import { codeSpan, markdown, packageName as toPackageName, tsString } from "./escape.js";
+import { runtimeSources } from "./sources.js";
+import { renderTypes } from "./typescript.js";
+
+const TEMPLATES = fileURLToPath(new URL("../../templates/", import.meta.url));
+const PACKAGE_JSON = fileURLToPath(new URL("../../package.json", import.meta.url));
+
+export interface GeneratedFile {
+  /** Relative to the project's root. */
+  path: string;
+  content: string;
+  /** Written once, then the user's: never overwritten (src/custom/). */
+  userOwned?: boolean;
+}
+
+/** Template file names that cannot be the real name (a leading dot would hide them in the package). */
+const RENAMED: Record<string, string> = { "env.example": ".env.example", dockerignore: ".dockerignore", gitignore: ".gitignore" };
+const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "undici"];
+const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
+
+function handlebars(): typeof Handlebars {
+  const instance = Handlebars.create();
+  instance.registerHelper("json", (value: unknown) => JSON.stringify(value));
+  instance.registerHelper("jsonInner", (value: string) => JSON.stringify(value).slice(1, -1));
+  instance.registerHelper("jsonBlock", (value: unknown, indent: unknown) => {
+    const spaces = typeof indent === "number" ? indent : 2;
+    return JSON.stringify(value, null, 2).replaceAll("\n", `\n${" ".repeat(spaces)}`);
+  });
+  instance.registerHelper("tsString", (value: string) => tsString(value));
+  // For text inside a `//` comment: one line, nothing that could end it.
+  instance.registerHelper("commentLine", (value: string) => value.replace(/[\r\n\u2028\u2029]+/g, " "));
+  instance.registerHelper("hashLine", (value: string) => value.replace(/[\r\n\u2028\u2029]+/g, " "));
+  instance.registerHelper("md", (value: string) => markdown(value));
+  instance.registerHelper("code", (value: string) => codeSpan(value));
+  return instance;
+}
+
+function templates(dir = TEMPLATES): Array<{ path: string; source: string }> {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return templates(path);
+    return name.endsWith(".hbs") ? [{ path: relative(TEMPLATES, path).slice(0, -".hbs".length), source: readFileSync(path, "utf8") }] : [];
+  });
+}
+
+function versions(names: string[], pkg: Record<string, Record<string, string>>): Record<string, string> {
+  const all = { ...pkg.dependencies, ...pkg.devDependencies };
+  return Object.fromEntries(names.map((name) => [name, all[name] ?? "*"]));
+}
+
+function describeCredential(credential: CredentialScheme): string {
+  switch (credential.type) {
+    case "apiKey":
+      return `API key in ${credential.in} ${credential.parameter}`;
+    case "bearer":
+      return "bearer token";
+    case "basic":
+      return "HTTP basic";
+    case "oauth2":
+      return `OAuth 2.0 client credentials at ${credential.tokenUrl}`;
+    case "unsupported":
+      return `not supported: ${credential.reason}`;
+  }
+}
+
+/**
+ * Local source paths as they read from the sources' common directory (`petstore.yaml`, `apis/cars.yaml`): the
+ * project is built and run elsewhere, and the generating machine's directories are nobody's business. URLs stay.
+ */
+function portablePaths(catalog: Catalog): (location: string) => string {
+  const files = catalog.sources.map((s) => s.location).filter((l) => isAbsolute(l));
+  const common = files.length === 0 ? "" : files.map((f) => dirname(f)).reduce((a, b) => {
+    while (a !== dirname(a) && relative(a, b).startsWith("..")) a = dirname(a);
+    return a;
+  });
+  return (location) => (common && isAbsolute(location) ? relative(common, location).split(sep).join("/") : location);
+}
+
+export function renderProject({ catalog, name }: { catalog: Catalog; name?: string }): GeneratedFile[] {
+  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string } & Record<string, Record<string, string>>;
+  const single = catalog.sources.length === 1 ? catalog.sources[0] : undefined;
+  const title = single?.title ?? "openapi-mcp server";
+  const packageName = toPackageName(name ?? title);
+  const credentials = Object.entries(catalog.credentials).map(([id, credential]) => ({
+    id,
+    detail: describeCredential(credential),
+    variables: credentialVariables(credential),
+  }));
+  const variables = credentials.flatMap((c) => c.variables);
+  const context = {
+    packageName,
+    title,
+    version: single?.version ?? "",
+    description: `MCP server for ${title}`,
+    generatorVersion: pkg.version,
+    toolCount: catalog.tools.length,
+    oneTool: catalog.tools.length === 1,
+    tools: catalog.tools.map((t) => ({ name: t.name, method: t.operation.method, path: t.operation.path, effect: t.effect })),
+    credentials,
+    exampleEnv: Object.fromEntries(variables.map((v) => [v, "…"])),
+    placeholderEnv: Object.fromEntries(variables.map((v) => [v, "placeholder-for-the-smoke-test"])),
+    claudeCommand: `claude mcp add ${packageName} -- node /path/to/${packageName}/dist/index.js`,
+    dependencies: versions(RUNTIME_DEPENDENCIES, pkg),
+    devDependencies: versions(DEVELOPMENT_DEPENDENCIES, pkg),
+  };
+  const engine = handlebars();
+  const files: GeneratedFile[] = templates().map(({ path, source }) => {
+    const target = RENAMED[path] ?? path;
+    return { path: target, content: engine.compile(source, { noEscape: true, strict: true })(context), ...(target.startsWith("src/custom/") ? { userOwned: true } : {}) };
+  });
+  // The catalog as data, without what only mattered while loading (diagnostics), and without this machine's paths.
+  const local = portablePaths(catalog);
+  const data = {
+    tools: catalog.tools.map((t) => ({ ...t, origin: { ...t.origin, file: local(t.origin.file) } })),
+    definitions: catalog.definitions,
+    credentials: catalog.credentials,
+    sources: catalog.sources.map((s) => ({ ...s, location: local(s.location) })),
+    diagnostics: [],
+  };
+  files.push({ path: "catalog.json", content: `${JSON.stringify(data)}\n` });
+  files.push({ path: "src/tools.ts", content: renderTypes(catalog) });
+  for (const source of runtimeSources()) files.push({ path: `src/${source.path}`, content: source.content });
+  return files.sort((a, b) => (a.path < b.path ? -1 : 1));
+}

@@ -1,0 +1,104 @@
+// `openapi-mcp generate` on the bundled example: what it writes, that the project builds with strict tsc and
+// passes its own smoke test, that the runtime is a byte-for-byte copy, and the re-generation rules.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { renderProject } from "../../src/generate/render.js";
+import { runtimeSources } from "../../src/generate/sources.js";
+import { generateProject } from "../../src/generate/index.js";
+import { loadCatalog } from "../../src/load/index.js";
+import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
+
+const GENERATOR = "openapi-mcp test";
+
+describe("a generated project", () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = temporaryProjectDir("petstore");
+    generateProject({ catalog: await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml")), out: project, generator: GENERATOR });
+    linkDependencies(project);
+  });
+
+  it("builds with strict tsc and passes its own smoke test", () => {
+    expect(typecheck(project)).toBe("");
+    const output = execFileSync(process.execPath, ["--test", "test/"], { cwd: project, encoding: "utf8" });
+    expect(output).toMatch(/# pass 1\n# fail 0/);
+  });
+
+  it("carries the runtime as byte-for-byte copies of this package's sources (one implementation)", () => {
+    const sources = runtimeSources();
+    expect(sources.map((s) => s.path)).toEqual(expect.arrayContaining(["runtime/engine.ts", "runtime/start.ts", "server/mcp.ts", "catalog/types.ts"]));
+    for (const source of sources) {
+      expect(readFileSync(join(project, "src", source.path), "utf8"), source.path).toBe(readFileSync(join(REPOSITORY, "src", source.path), "utf8"));
+    }
+  });
+
+  it("has no eval or new Function anywhere", () => {
+    for (const file of renderProject({ catalog: JSON.parse(readFileSync(join(project, "catalog.json"), "utf8")) })) {
+      expect(file.content, file.path).not.toMatch(/\beval\s*\(|new\s+Function\s*\(/);
+    }
+  });
+});
+
+describe("generating again", () => {
+  async function fresh(): Promise<{ project: string; catalog: Awaited<ReturnType<typeof loadCatalog>> }> {
+    const catalog = await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml"));
+    const project = temporaryProjectDir("again");
+    generateProject({ catalog, out: project, generator: GENERATOR });
+    return { project, catalog };
+  }
+
+  it("changes nothing when nothing changed, and never touches src/custom/", async () => {
+    const { project, catalog } = await fresh();
+    const hooks = join(project, "src/custom/hooks.ts");
+    writeFileSync(hooks, "export const beforeRequest = undefined;\nexport const afterResult = undefined;\n// mine\n");
+    const { report } = generateProject({ catalog, out: project, generator: GENERATOR });
+    expect(report.created).toEqual([]);
+    expect(report.updated).toEqual([]);
+    expect(report.kept).toEqual(["src/custom/hooks.ts"]);
+    expect(readFileSync(hooks, "utf8")).toContain("// mine");
+  });
+
+  it("updates what the source changed and removes what it no longer has", async () => {
+    const { project, catalog } = await fresh();
+    const fewer = { ...catalog, tools: catalog.tools.filter((t) => t.name !== "deletePet") };
+    const { report } = generateProject({ catalog: fewer, out: project, generator: GENERATOR });
+    expect(report.updated).toEqual(expect.arrayContaining(["catalog.json", "src/tools.ts", "README.md"]));
+    expect(report.deleted).toEqual([]);
+    expect(readFileSync(join(project, "catalog.json"), "utf8")).not.toContain('"deletePet"');
+  });
+
+  it("refuses to overwrite a generated file someone edited, writing nothing, unless forced", async () => {
+    const { project, catalog } = await fresh();
+    const index = join(project, "src/index.ts");
+    writeFileSync(index, `${readFileSync(index, "utf8")}\n// a local change\n`);
+    const fewer = { ...catalog, tools: catalog.tools.slice(1) };
+    expect(() => generateProject({ catalog: fewer, out: project, generator: GENERATOR })).toThrow(/changed since they were generated[\s\S]*src\/index\.ts[\s\S]*src\/custom\//);
+    expect(readFileSync(join(project, "catalog.json"), "utf8")).toContain(catalog.tools[0]!.name);
+    generateProject({ catalog: fewer, out: project, generator: GENERATOR, force: true });
+    expect(readFileSync(index, "utf8")).not.toContain("a local change");
+  });
+
+  it("will not write into a directory it did not create", async () => {
+    const catalog = await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml"));
+    const project = temporaryProjectDir("foreign");
+    generateProject({ catalog, out: project, generator: GENERATOR });
+    const other = join(project, "src");
+    expect(() => generateProject({ catalog, out: other, generator: GENERATOR })).toThrow(/not empty and was not generated by openapi-mcp/);
+    expect(existsSync(join(other, "package.json"))).toBe(false);
+  });
+});
+
+describe("snapshots of what the templates render (one per file)", () => {
+  it.each(["examples/petstore.openapi.yaml", "examples/widgets.actions.yaml"])("%s", async (source) => {
+    const files = renderProject({ catalog: await loadCatalog(join(REPOSITORY, source)) });
+    const copied = new Set(runtimeSources().map((s) => `src/${s.path}`));
+    const label = source.split("/").pop()!.split(".")[0]!;
+    for (const file of files.filter((f) => !copied.has(f.path))) {
+      await expect(file.content).toMatchFileSnapshot(`__snapshots__/${label}/${file.path}.snap`);
+    }
+  });
+});

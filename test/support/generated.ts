@@ -1,0 +1,29 @@
+// Building generated projects inside the test suite: each gets a symlink to this repository's node_modules (the
+// same SDK, undici, ajv, jose and TypeScript the project declares), so no install runs and CI stays fast.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPOSITORY = resolve(import.meta.dirname, "../..");
+const TSC = join(REPOSITORY, "node_modules/typescript/bin/tsc");
+
+export function temporaryProjectDir(label: string): string {
+  return join(mkdtempSync(join(tmpdir(), `generated-${label}-`)), "project");
+}
+
+export function linkDependencies(project: string): void {
+  symlinkSync(join(REPOSITORY, "node_modules"), join(project, "node_modules"), "dir");
+}
+
+/** Runs the project's strict `tsc`; returns its output ("" when it compiled cleanly), never throws. */
+export function typecheck(project: string, { emit = true }: { emit?: boolean } = {}): string {
+  try {
+    execFileSync(process.execPath, [TSC, "-p", join(project, "tsconfig.json"), ...(emit ? [] : ["--noEmit"])], { encoding: "utf8", stdio: "pipe" });
+    return "";
+  } catch (error) {
+    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+    return `${stdout}${stderr}`.trim() || String(error);
+  }
+}
