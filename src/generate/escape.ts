@@ -9,9 +9,17 @@ export function comment(text: string, indent = ""): string {
   return [`${indent}/**`, ...lines.map((line) => `${indent} *${line ? ` ${line}` : ""}`), `${indent} */`].join("\n");
 }
 
+/**
+ * JSON text that is also a JavaScript and TypeScript literal: U+2028 and U+2029, valid raw in JSON, end a line for
+ * pre-ES2019 parsers and for many editors and linters, so they are written as escapes.
+ */
+export function json(value: unknown, { indent }: { indent?: number } = {}): string {
+  return JSON.stringify(value, null, indent).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 /** A TypeScript (and JavaScript, and JSON) string literal. */
 export function tsString(text: string): string {
-  return JSON.stringify(text);
+  return json(text);
 }
 
 /** Text in Markdown: characters that would start markup or HTML are escaped; line breaks become spaces. */
@@ -29,11 +37,19 @@ export function packageName(text: string): string {
   return name || "mcp-server";
 }
 
-/** A Markdown code span holding any text, also inside a table cell. */
+/** A Markdown code span holding any text. */
 export function codeSpan(text: string): string {
-  const body = text.replace(/\r\n?|\n|[\u2028\u2029]/g, " ").replaceAll("|", "\\|");
+  const body = text.replace(/\r\n?|\n|[\u2028\u2029]/g, " ");
   const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(longest + 1);
   const padded = body.startsWith("`") || body.endsWith("`") ? ` ${body} ` : body;
   return `${fence}${padded}${fence}`;
+}
+
+/**
+ * A code span in a table cell: GFM splits a row at every `|` not written `\\|`, even inside code, and takes the
+ * backslash away again; elsewhere the backslash would show, so only cells get it.
+ */
+export function cellCodeSpan(text: string): string {
+  return codeSpan(text.replaceAll("|", "\\|"));
 }

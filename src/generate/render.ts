@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { credentialVariables } from "../catalog/security.js";
 import type { Catalog, CredentialScheme } from "../catalog/types.js";
-import { codeSpan, markdown, packageName as toPackageName, tsString } from "./escape.js";
+import { cellCodeSpan, codeSpan, json, markdown, packageName as toPackageName, tsString } from "./escape.js";
 import { runtimeSources } from "./sources.js";
 import { renderTypes } from "./typescript.js";
 
@@ -30,11 +30,11 @@ const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
 
 function handlebars(): typeof Handlebars {
   const instance = Handlebars.create();
-  instance.registerHelper("json", (value: unknown) => JSON.stringify(value));
-  instance.registerHelper("jsonInner", (value: string) => JSON.stringify(value).slice(1, -1));
+  instance.registerHelper("json", (value: unknown) => json(value));
+  instance.registerHelper("jsonInner", (value: string) => json(value).slice(1, -1));
   instance.registerHelper("jsonBlock", (value: unknown, indent: unknown) => {
     const spaces = typeof indent === "number" ? indent : 2;
-    return JSON.stringify(value, null, 2).replaceAll("\n", `\n${" ".repeat(spaces)}`);
+    return json(value, { indent: 2 }).replaceAll("\n", `\n${" ".repeat(spaces)}`);
   });
   instance.registerHelper("tsString", (value: string) => tsString(value));
   // For text inside a `//` comment: one line, nothing that could end it.
@@ -42,6 +42,7 @@ function handlebars(): typeof Handlebars {
   instance.registerHelper("hashLine", (value: string) => value.replace(/[\r\n\u2028\u2029]+/g, " "));
   instance.registerHelper("md", (value: string) => markdown(value));
   instance.registerHelper("code", (value: string) => codeSpan(value));
+  instance.registerHelper("cell", (value: string) => cellCodeSpan(value));
   return instance;
 }
 

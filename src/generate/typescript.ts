@@ -3,7 +3,7 @@
 // `tsc` fast and far from TS2590 ("union type too complex") on 1,000-tool APIs.
 
 import type { Catalog, JsonSchema } from "../catalog/types.js";
-import { comment } from "./escape.js";
+import { comment, json, tsString } from "./escape.js";
 
 const MAX_UNION_MEMBERS = 500;
 
@@ -29,7 +29,10 @@ export function renderTypes(catalog: Pick<Catalog, "tools" | "definitions">): st
   ];
   for (const tool of catalog.tools) {
     const name = typeName(`${tool.name} input`, taken);
-    lines.push(comment(`Arguments of ${tool.name}: ${tool.title}`), `export interface ${name} ${objectType(tool.inputSchema, defNames, "")}`, "");
+    const body = objectType(tool.inputSchema, defNames, "");
+    // An interface where the arguments have members; a tool without any gets an alias (`Record<string, never>`).
+    const declaration = body.startsWith("{") ? `export interface ${name} ${body}` : `export type ${name} = ${body};`;
+    lines.push(comment(`Arguments of ${tool.name}: ${tool.title}`), declaration, "");
   }
   for (const [key, definition] of Object.entries(catalog.definitions)) {
     lines.push(`export type ${defNames.get(key)} = ${typeOf(definition, defNames, "")};`);
@@ -89,7 +92,7 @@ function objectType(schema: Record<string, unknown>, defs: Map<string, string>, 
   for (const [name, property] of Object.entries(properties)) {
     const description = typeof property === "object" && typeof property.description === "string" ? property.description : undefined;
     if (description) lines.push(comment(description, inner));
-    lines.push(`${inner}${JSON.stringify(name)}${required.has(name) ? "" : "?"}: ${typeOf(property, defs, inner)};`);
+    lines.push(`${inner}${tsString(name)}${required.has(name) ? "" : "?"}: ${typeOf(property, defs, inner)};`);
   }
   const extra = schema.additionalProperties;
   // An index signature must fit every declared property too, so it says no more than `unknown`.
@@ -99,7 +102,7 @@ function objectType(schema: Record<string, unknown>, defs: Map<string, string>, 
 }
 
 function literal(value: unknown): string {
-  if (value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string") return json(value);
   return "unknown";
 }
 
