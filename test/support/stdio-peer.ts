@@ -1,0 +1,66 @@
+// An MCP server run as a child process and spoken to over stdio in raw JSON-RPC lines, so a test can compare two
+// servers' answers byte for byte (the SDK's Client would parse and reshape them first).
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export interface StdioPeer {
+  /** Sends a request and resolves with the response line exactly as the server wrote it. */
+  request(method: string, params?: Record<string, unknown>): Promise<string>;
+  notify(method: string, params?: Record<string, unknown>): void;
+  /** What the server wrote on stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+const RESPONSE_TIMEOUT_MS = 20_000;
+
+export async function startPeer({ command, args, env, cwd }: { command: string; args: string[]; env: Record<string, string>; cwd?: string }): Promise<StdioPeer> {
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "pipe", ...(cwd ? { cwd } : {}) });
+  let errors = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    errors += chunk;
+  });
+  const waiting = new Map<number, (line: string) => void>();
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const id = (JSON.parse(line) as { id?: unknown }).id;
+    if (typeof id === "number") waiting.get(id)?.(line);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let nextId = 1;
+  const write = (message: Record<string, unknown>): void => {
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  };
+  const peer: StdioPeer = {
+    request(method, params) {
+      const id = nextId++;
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${method}: no answer in ${RESPONSE_TIMEOUT_MS} ms; stderr:\n${errors}`)), RESPONSE_TIMEOUT_MS);
+        waiting.set(id, (line) => {
+          clearTimeout(timer);
+          waiting.delete(id);
+          resolve(line);
+        });
+        void exited.then(() => reject(new Error(`${method}: the server exited; stderr:\n${errors}`)));
+        write({ id, method, ...(params ? { params } : {}) });
+      });
+    },
+    notify(method, params) {
+      write({ method, ...(params ? { params } : {}) });
+    },
+    stderr: () => errors,
+    async close() {
+      child.stdin.end();
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+  const initialized = await peer.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "parity-test", version: "1.0.0" },
+  });
+  if (!initialized.includes('"result"')) throw new Error(`initialize failed: ${initialized}\n${errors}`);
+  peer.notify("notifications/initialized");
+  return peer;
+}
