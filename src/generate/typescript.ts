@@ -19,7 +19,7 @@ export function typeName(text: string, taken: Set<string>): string {
 }
 
 export function renderTypes(catalog: Pick<Catalog, "tools" | "definitions">): string {
-  const taken = new Set<string>(["Type"]);
+  const taken = new Set<string>(["Type", "ToolArguments"]);
   const defNames = new Map<string, string>();
   for (const key of Object.keys(catalog.definitions)) defNames.set(key, typeName(`Def ${key}`, taken));
   const lines: string[] = [
@@ -27,13 +27,17 @@ export function renderTypes(catalog: Pick<Catalog, "tools" | "definitions">): st
     "// the next generation rewrites this file.",
     "",
   ];
+  const byTool: string[] = [];
   for (const tool of catalog.tools) {
     const name = typeName(`${tool.name} input`, taken);
+    byTool.push(`  ${tsString(tool.name)}: ${name};`);
     const body = objectType(tool.inputSchema, defNames, "");
     // An interface where the arguments have members; a tool without any gets an alias (`Record<string, never>`).
     const declaration = body.startsWith("{") ? `export interface ${name} ${body}` : `export type ${name} = ${body};`;
     lines.push(comment(`Arguments of ${tool.name}: ${tool.title}`), declaration, "");
   }
+  // By tool name, for hooks that look at one tool's arguments: `args as ToolArguments["create_pet"]`.
+  lines.push("/** Each tool's arguments, by tool name. */", `export interface ToolArguments {${byTool.length > 0 ? `\n${byTool.join("\n")}\n` : ""}}`, "");
   for (const [key, definition] of Object.entries(catalog.definitions)) {
     lines.push(`export type ${defNames.get(key)} = ${typeOf(definition, defNames, "")};`);
   }

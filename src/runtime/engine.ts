@@ -56,9 +56,9 @@ export interface EngineOptions {
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
 export interface EngineHooks {
   /** The request about to be sent, credentials added; return a changed one to send that instead. */
-  beforeRequest?(context: { tool: Tool; request: PreparedRequest }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
+  beforeRequest?(context: { tool: Tool; arguments: Record<string, unknown>; request: PreparedRequest }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
   /** The result before it goes to the client (secrets are masked after this); return a changed one to use it. */
-  afterResult?(context: { tool: Tool; result: ToolResult }): ToolResult | undefined | Promise<ToolResult | undefined>;
+  afterResult?(context: { tool: Tool; arguments: Record<string, unknown>; result: ToolResult }): ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -200,7 +200,9 @@ export class Engine implements ToolProvider {
       return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatWait(refused.retryAfterMs)}.`);
     }
     const secrets = [...prepared.secrets];
-    prepared = await this.withHook(prepared);
+    // Validated by now: an object of the tool's input schema.
+    const validArgs = args as Record<string, unknown>;
+    prepared = await this.withHook(prepared, validArgs);
     let outcome = await this.send(prepared, context);
     if (outcome.response?.status === 401 && prepared.invalidate) {
       // A cached OAuth token may have been revoked: fetch a new one and try once more.
@@ -210,18 +212,18 @@ export class Engine implements ToolProvider {
         record(again.outcome, { ...prepared, secrets });
         return maskValue(again.error, secrets);
       }
-      prepared = await this.withHook(again);
+      prepared = await this.withHook(again, validArgs);
       secrets.push(...again.secrets);
       outcome = await this.send(prepared, context);
     }
     record(outcome.outcome, { request: prepared.request, secrets, ...(outcome.response ? { status: outcome.response.status } : {}) });
-    const result = (await this.options.hooks?.afterResult?.({ tool: prepared.tool, result: outcome.result })) ?? outcome.result;
+    const result = (await this.options.hooks?.afterResult?.({ tool: prepared.tool, arguments: validArgs, result: outcome.result })) ?? outcome.result;
     // Whatever the result says (URLs in messages, echoed requests, resource URIs), no credential shows in it.
     return maskValue(result, secrets);
   }
 
-  private async withHook(prepared: Prepared): Promise<Prepared> {
-    const changed = await this.options.hooks?.beforeRequest?.({ tool: prepared.tool, request: prepared.request });
+  private async withHook(prepared: Prepared, args: Record<string, unknown>): Promise<Prepared> {
+    const changed = await this.options.hooks?.beforeRequest?.({ tool: prepared.tool, arguments: args, request: prepared.request });
     return changed ? { ...prepared, request: changed } : prepared;
   }
 

@@ -10,6 +10,8 @@ import { runtimeSources } from "../../src/generate/sources.js";
 import { generateProject } from "../../src/generate/index.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
+import { startPeer } from "../support/stdio-peer.js";
+import { json, Upstream } from "../support/upstream.js";
 
 const GENERATOR = "openapi-mcp test";
 
@@ -39,6 +41,43 @@ describe("a generated project", () => {
   it("has no eval or new Function anywhere", () => {
     for (const file of renderProject({ catalog: JSON.parse(readFileSync(join(project, "catalog.json"), "utf8")) })) {
       expect(file.content, file.path).not.toMatch(/\beval\s*\(|new\s+Function\s*\(/);
+    }
+  });
+});
+
+describe("code in src/custom/", () => {
+  const HOOKS = `import type { EngineHooks } from "../runtime/engine.js";
+import type { ToolArguments } from "../tools.js";
+
+export const beforeRequest: EngineHooks["beforeRequest"] = ({ tool, arguments: args, request }) => {
+  if (tool.name !== "getPet") return undefined;
+  const { petId } = args as unknown as ToolArguments["getPet"];
+  return { ...request, headers: { ...request.headers, "x-next-pet": String(petId + 1) } };
+};
+
+export const afterResult: EngineHooks["afterResult"] = ({ result }) => ({ ...result, content: [...result.content, { type: "text", text: "checked by our hook" }] });
+
+// @ts-expect-error a pet id is a number
+export const wrong: ToolArguments["getPet"] = { petId: "7" };
+`;
+
+  it("is built with the project, typed by src/tools.ts, and its hooks run on every call", async () => {
+    const project = temporaryProjectDir("hooks");
+    generateProject({ catalog: await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml")), out: project, generator: GENERATOR });
+    linkDependencies(project);
+    writeFileSync(join(project, "src/custom/hooks.ts"), HOOKS);
+    // The @ts-expect-error line fails the build unless the argument types are right.
+    expect(typecheck(project)).toBe("");
+    const upstream = await Upstream.start();
+    const peer = await startPeer({ command: process.execPath, args: [join(project, "dist/index.js"), "--base-url", upstream.url], env: { API_KEY_API_KEY: "k-1" } });
+    try {
+      upstream.on("GET", "/pets/7", json({ id: 7, name: "Rex", kind: { species: "dog" } }));
+      const line = await peer.request("tools/call", { name: "getPet", arguments: { petId: 7 } });
+      expect(upstream.only().headers["x-next-pet"]).toBe("8");
+      expect(JSON.parse(line).result.content.at(-1)).toEqual({ type: "text", text: "checked by our hook" });
+    } finally {
+      await peer.close();
+      await upstream.close();
     }
   });
 });
