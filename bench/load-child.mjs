@@ -9,7 +9,7 @@ const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "pat
 
 let figures;
 if (mode === "load") {
-  const { loadCatalog } = await import("../dist/index.js");
+  const { loadCatalog } = await import("../dist/load/index.js");
   const catalog = await loadCatalog(file);
   const errors = catalog.diagnostics.filter((d) => d.severity === "error").length;
   figures = { tools: catalog.tools.length, errors };
