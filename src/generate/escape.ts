@@ -22,9 +22,16 @@ export function tsString(text: string): string {
   return json(text);
 }
 
-/** Text in Markdown: characters that would start markup or HTML are escaped; line breaks become spaces. */
+/**
+ * Text in Markdown, inline: line breaks become spaces; characters that start markup anywhere (emphasis, code,
+ * links, HTML, entities, table cells) are escaped, and those that start a block only where the text begins
+ * (headings, lists, quotes), so `1.0.0` and `X-API-Key` stay readable in the source.
+ */
 export function markdown(text: string): string {
-  return text.replace(/\r\n?|\n|[\u2028\u2029]/g, " ").replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => `\\${c}`);
+  return text
+    .replace(/\r\n?|\n|[\u2028\u2029]/g, " ")
+    .replace(/[\\`*_[\]|<>~&!]/g, (c) => `\\${c}`)
+    .replace(/^(\s*)([#+\-=>]|\d+[.)])/, (_, space: string, marker: string) => `${space}${marker.replace(/[#+\-=>.)]$/, (c) => `\\${c}`)}`);
 }
 
 /** An npm package name: lower case, URL-safe, at most 214 characters. */
