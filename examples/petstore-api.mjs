@@ -1,9 +1,11 @@
 // A small in-memory implementation of examples/petstore.openapi.yaml on loopback, so the quick start works
 // offline: `npm start` serves the example spec as an MCP server against it. Requires the X-API-Key header the
 // spec's security scheme names (except for listing pets, which the spec leaves open).
+// Run on its own (`node examples/petstore-api.mjs`, port 4010 or $PORT) to point other servers at it.
 
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 
 export const EXAMPLE_API_KEY = "demo-key";
 
@@ -76,4 +78,9 @@ export function startPetstoreApi({ port = 0, host = "127.0.0.1" } = {}) {
       });
     });
   });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const api = await startPetstoreApi({ port: Number(process.env.PORT ?? 4010) });
+  console.log(`Example API (in-memory pet shop) on ${api.url}; its API key is ${EXAMPLE_API_KEY}. Ctrl-C stops it.`);
 }
