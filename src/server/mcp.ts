@@ -52,7 +52,9 @@ export function createMcpServer({
 }: McpServerOptions): Server {
   const server = new Server(
     { name, version },
-    { capabilities: { tools: { listChanged: false } }, ...(instructions ? { instructions } : {}) },
+    // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
+    // expect of any server; the SDK answers logging/setLevel itself.
+    { capabilities: { tools: { listChanged: false }, logging: {} }, ...(instructions ? { instructions } : {}) },
   );
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): pass it through.

@@ -31,10 +31,11 @@ async function connect({ provider, calls }: { provider: ToolProvider; calls?: Ca
 }
 
 describe("createMcpServer", () => {
-  it("announces itself and the tools capability", async () => {
+  it("announces itself, the tools capability and logging (a client may set the level)", async () => {
     const client = await connect({ provider: new FakeProvider() });
     expect(client.getServerVersion()).toEqual({ name: "test", version: "1.2.3" });
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
+    await expect(client.setLoggingLevel("warning")).resolves.toEqual({});
     expect(client.getInstructions()).toBe("Be kind.");
   });
 
