@@ -1,26 +1,38 @@
-// `npm start`: the quick start. Starts the bundled example API on loopback (examples/petstore-api.mjs), then
-// serves examples/petstore.openapi.yaml as an MCP server over streamable HTTP against it, with the example's
-// API key in the environment the way a user would configure a real one. Ctrl-C stops both.
+// `npm start [-- <example>]`: the quick start. Starts the bundled example API on loopback
+// (examples/example-api.mjs), then serves an example as an MCP server over streamable HTTP against it, with the
+// example's API key in the environment the way a user would configure a real one. Ctrl-C stops both.
+// The example is examples/petstore.openapi.yaml unless given: `npm start -- examples/widgets.actions.yaml` or
+// `npm start -- examples/shop.manifest.yaml` (whose sources point at the example API on port 4010).
 
 import { spawn } from "node:child_process";
-import { EXAMPLE_API_KEY, startPetstoreApi } from "../examples/petstore-api.mjs";
+import { relative, resolve } from "node:path";
+import { DEFAULT_PORT, EXAMPLE_API_KEY, startExampleApi } from "../examples/example-api.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
+const example = relative(root, resolve(process.argv[2] ?? `${root}examples/petstore.openapi.yaml`));
 const port = process.env.PORT ?? "3000";
-const api = await startPetstoreApi();
+const manifest = example.endsWith(".manifest.yaml");
+// The manifest names the example API's address itself, so then it must be on its usual port.
+const api = await startExampleApi({ port: manifest ? Number(process.env.API_PORT ?? DEFAULT_PORT) : 0 });
+const baseUrl = manifest ? undefined : example.includes("widgets") ? api.widgetsUrl : api.url;
 const url = `http://127.0.0.1:${port}/mcp`;
 
-console.log(`Example API (in-memory pet shop) on ${api.url}`);
-console.log(`MCP server for examples/petstore.openapi.yaml at ${url}\n`);
+console.log(`Example API on ${api.url} (pets) and ${api.widgetsUrl} (widgets)`);
+console.log(`MCP server for ${example} at ${url}\n`);
 console.log("Connect a client, for example:");
-console.log(`  Claude Code:     claude mcp add --transport http petstore ${url}`);
+console.log(`  Claude Code:     claude mcp add --transport http example ${url}`);
 console.log(`  MCP Inspector:   npx @modelcontextprotocol/inspector   (transport "Streamable HTTP", URL ${url})`);
-console.log(`  Try one call:    node dist/cli.js call examples/petstore.openapi.yaml listPets --base-url ${api.url}\n`);
+console.log(`  Try one call:    API_KEY_API_KEY=${EXAMPLE_API_KEY} node dist/cli.js call examples/petstore.openapi.yaml listPets --base-url ${api.url}\n`);
 
 const server = spawn(
   process.execPath,
-  [`${root}dist/cli.js`, "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", port, "--base-url", api.url],
-  { stdio: "inherit", env: { ...process.env, API_KEY_API_KEY: EXAMPLE_API_KEY } },
+  [`${root}dist/cli.js`, "serve", example, "--transport", "http", "--port", port, ...(baseUrl ? ["--base-url", baseUrl] : [])],
+  {
+    cwd: root,
+    stdio: "inherit",
+    // The variables each example reads its API key from (by scheme name, or as its ${VAR} says).
+    env: { ...process.env, API_KEY_API_KEY: EXAMPLE_API_KEY, WIDGETS_API_KEY: EXAMPLE_API_KEY, PETSTORE_KEY: EXAMPLE_API_KEY },
+  },
 );
 const stop = () => server.kill("SIGTERM");
 process.on("SIGINT", stop);

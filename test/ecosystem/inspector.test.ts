@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error the example is plain JavaScript
-import { EXAMPLE_API_KEY, startPetstoreApi } from "../../examples/petstore-api.mjs";
+import { EXAMPLE_API_KEY, startExampleApi } from "../../examples/example-api.mjs";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { REPOSITORY } from "../support/generated.js";
 
@@ -16,7 +16,7 @@ let api: { url: string; close(): Promise<void> };
 let server: RunningServer;
 
 beforeAll(async () => {
-  api = await startPetstoreApi();
+  api = await startExampleApi();
   server = await serve(SPEC, { transport: "http", port: 0, baseUrl: api.url, env: { API_KEY_API_KEY: EXAMPLE_API_KEY }, log: () => {} });
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
-// A small in-memory implementation of examples/petstore.openapi.yaml on loopback, so the quick start works
-// offline: `npm start` serves the example spec as an MCP server against it. Requires the X-API-Key header the
-// spec's security scheme names (except for listing pets, which the spec leaves open).
-// Run on its own (`node examples/petstore-api.mjs`, port 4010 or $PORT) to point other servers at it.
+// The bundled example API, in memory on loopback, so every example works offline: the pet shop of
+// examples/petstore.openapi.yaml under /v1 and the widget service of examples/widgets.actions.yaml under
+// /widget-service/v1 (examples/shop.manifest.yaml points at both on port 4010). Both want the X-API-Key header
+// with EXAMPLE_API_KEY (except for listing pets, which the spec leaves open). `npm start` runs it; on its own:
+// `node examples/example-api.mjs` (port 4010, or $PORT).
 
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -9,7 +10,10 @@ import { fileURLToPath } from "node:url";
 
 export const EXAMPLE_API_KEY = "demo-key";
 
-export function startPetstoreApi({ port = 0, host = "127.0.0.1" } = {}) {
+export const DEFAULT_PORT = 4010;
+
+export function startExampleApi({ port = 0, host = "127.0.0.1" } = {}) {
+  const widgets = new Map([["w1", { id: "w1", name: "Sprocket", color: "red" }]]);
   const pets = new Map();
   let nextId = 1;
   const add = (pet) => {
@@ -35,6 +39,10 @@ export function startPetstoreApi({ port = 0, host = "127.0.0.1" } = {}) {
         return undefined;
       }
     };
+    if (url.pathname.startsWith("/widget-service/v1/")) {
+      if (req.headers["x-api-key"] !== EXAMPLE_API_KEY) return send(401, { error: "missing or wrong X-API-Key" });
+      return widgetService({ req, path: url.pathname.slice("/widget-service/v1".length), query: url.searchParams, body, send, widgets });
+    }
     const path = url.pathname.replace(/^\/v1/, "");
     const open = req.method === "GET" && path === "/pets";
     if (!open && req.headers["x-api-key"] !== EXAMPLE_API_KEY) return send(401, { error: "missing or wrong X-API-Key" });
@@ -74,13 +82,41 @@ export function startPetstoreApi({ port = 0, host = "127.0.0.1" } = {}) {
       const address = server.address();
       resolve({
         url: `http://${host}:${address.port}/v1`,
+        widgetsUrl: `http://${host}:${address.port}/widget-service/v1`,
         close: () => new Promise((done) => server.close(() => done())),
       });
     });
   });
 }
 
+/** The widget service of examples/widgets.actions.yaml. */
+async function widgetService({ req, path, query, body, send, widgets }) {
+  if (path === "/widgets" && req.method === "GET") {
+    const words = (query.get("q") ?? "").toLowerCase();
+    const color = query.get("color");
+    return send(200, [...widgets.values()].filter((w) => w.name.toLowerCase().includes(words) && (!color || w.color === color)));
+  }
+  if (path === "/widgets" && req.method === "POST") {
+    const widget = await body();
+    if (!widget || typeof widget.name !== "string") return send(400, { error: "a widget needs a name" });
+    const stored = { id: `w${widgets.size + 1}`, color: "red", ...widget };
+    widgets.set(stored.id, stored);
+    return send(201, stored);
+  }
+  const id = /^\/widgets\/([^/]+)$/.exec(path)?.[1];
+  if (id !== undefined) {
+    const key = decodeURIComponent(id);
+    if (!widgets.has(key)) return send(404, { error: `no widget has id ${key}` });
+    if (req.method === "GET") return send(200, widgets.get(key));
+    if (req.method === "DELETE") {
+      widgets.delete(key);
+      return send(204);
+    }
+  }
+  return send(404, { error: `no route for ${req.method} ${path}` });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const api = await startPetstoreApi({ port: Number(process.env.PORT ?? 4010) });
-  console.log(`Example API (in-memory pet shop) on ${api.url}; its API key is ${EXAMPLE_API_KEY}. Ctrl-C stops it.`);
+  const api = await startExampleApi({ port: Number(process.env.PORT ?? DEFAULT_PORT) });
+  console.log(`Example API on loopback: pet shop ${api.url}, widget service ${api.widgetsUrl}; API key ${EXAMPLE_API_KEY}. Ctrl-C stops it.`);
 }
