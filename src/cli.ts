@@ -6,6 +6,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { isUserError, UserError } from "./catalog/errors.js";
+import { examplesHelp } from "./cli-examples.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
@@ -121,6 +122,7 @@ function loadOptions(flags: SourceFlags): LoadOptions {
     exclude: flags.exclude,
     allowRefs: flags.allowRef,
     ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
   };
 }
 
@@ -273,6 +275,9 @@ export async function main(argv: string[]): Promise<number> {
     if (changed.length > 0) out(`${changed.join("\n")}\n`);
     out(`Next: cd ${flags.out} && npm install && npm run build && npm test\n`);
   });
+
+  program.addHelpText("after", examplesHelp(""));
+  for (const command of program.commands) command.addHelpText("after", examplesHelp(command.name()));
 
   try {
     await program.parseAsync(argv);

@@ -16,6 +16,8 @@ export interface SourceOrigin {
   display: string;
   /** Whether the text has a `$ref` that may not be local (see external-refs.ts). */
   mayHaveExternalRefs?: boolean;
+  /** Set for a large document: tells what its loading is doing. */
+  narrate?: (line: string) => void;
 }
 
 export interface SourceText extends SourceOrigin {

@@ -27,7 +27,12 @@ export interface LoadOptions {
   env?: Environment;
   /** Also check OpenAPI documents against the official schemas (slower; for `validate`). */
   checkConformance?: boolean;
+  /** Told what is happening while a large document loads (the CLI writes it to stderr). */
+  progress?: (line: string) => void;
 }
+
+/** Documents this large take a second or more: their loading is narrated. */
+const NARRATED_BYTES = 4 * 1024 * 1024;
 
 export type SourceKind = "openapi" | "actions" | "manifest";
 
@@ -59,9 +64,11 @@ export interface SourceDocument {
 export async function readDocument({ location, display, options }: { location: string; display?: string; options: LoadOptions }): Promise<SourceDocument> {
   const read = await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
   const file = display ?? read.display;
+  const narrate = read.bytes.length >= NARRATED_BYTES ? options.progress : undefined;
+  narrate?.(`${file}: ${(read.bytes.length / 2 ** 20).toFixed(1)} MB read, parsing…`);
   const { value, text } = parseBytes({ bytes: read.bytes, file });
   const kind = detectKind(value);
-  const origin: SourceOrigin = { location: read.location, remote: read.remote, display: file };
+  const origin: SourceOrigin = { location: read.location, remote: read.remote, display: file, ...(narrate ? { narrate } : {}) };
   if (kind === "openapi") return { origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) }, value, kind };
   return { origin, value, kind, text: text() };
 }
@@ -80,7 +87,10 @@ export async function addSource({
   const { origin, value, kind } = document;
   if (kind === "openapi") {
     const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options });
+    const started = performance.now();
+    origin.narrate?.(`${origin.display}: building tools for ${api.operations.length.toLocaleString("en-US")} operations…`);
     addOpenApiSource(builder, { ...settings, kind: "openapi", document: api });
+    origin.narrate?.(`${origin.display}: tools built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } else if (kind === "actions") {
     const definition = readActionDefinition({ parsed: { value, text: document.text ?? "" }, file: origin.display, env: options.env ?? process.env });
     addActionSource(builder, { ...settings, kind: "actions", file: origin.display, definition });
