@@ -145,6 +145,8 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option("--debug", "show stack traces for errors"))
     .exitOverride()
     .showSuggestionAfterError()
+    // A usage mistake (a missing argument or option) ends with where to look.
+    .showHelpAfterError("(see --help for the options and examples)")
     .configureOutput({ writeOut: out, writeErr: err, outputError: (text, write) => write(`openapi-mcp: ${text.replace(/^error: /, "")}`) });
 
   withSourceOptions(

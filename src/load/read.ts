@@ -43,7 +43,13 @@ export async function readSource(source: string, options: ReadOptions = {}): Pro
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory, not a file" : code === "EACCES" ? "permission denied" : (error as Error).message;
+      code === "ENOENT"
+        ? `no such file (looked for ${location}; a relative path is read from the current directory)`
+        : code === "EISDIR"
+          ? "is a directory, not a file: name the OpenAPI document, action definition or manifest in it"
+          : code === "EACCES"
+            ? "permission denied"
+            : (error as Error).message;
     throw new UserError({ code: "E_SOURCE", message: `${source}: cannot read: ${reason}` });
   }
 }
