@@ -48,12 +48,15 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const settings = options.config ? await readSettings(options.config) : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? settings?.allowInsecureHttp ?? false;
+  const include = filterList({ given: options.include, settings, which: "include" });
+  const exclude = filterList({ given: options.exclude, settings, which: "exclude" });
   const catalog = await loadCatalog(sources, {
     ...options,
     allowInsecureHttp,
     ...defined({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
-    include: options.include?.length ? options.include : (settings?.include ?? []),
-    exclude: options.exclude?.length ? options.exclude : (settings?.exclude ?? []),
+    include: include.list,
+    exclude: exclude.list,
+    filterPlaces: defined({ include: include.place, exclude: exclude.place }),
   });
   refuseOnErrors(catalog);
 
@@ -79,6 +82,12 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     }),
   });
   return { catalog, engine, env, ...(settings ? { settings } : {}) };
+}
+
+/** A filter list on the command line replaces the settings file's list of the same kind. */
+function filterList({ given = [], settings, which }: { given?: string[]; settings?: Settings; which: "include" | "exclude" }): { list: string[]; place?: string } {
+  const fromSettings = settings?.[which] ?? [];
+  return given.length > 0 || fromSettings.length === 0 ? { list: given } : { list: fromSettings, place: `settings file ${settings?.file}` };
 }
 
 function refuseOnErrors(catalog: Catalog): void {

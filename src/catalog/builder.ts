@@ -55,6 +55,23 @@ export class CatalogBuilder {
     defineOwn(this.credentials, id, credential);
   }
 
+  /** Holds a name the spec chose for one operation (`salt`); false when another tool has it or holds it. */
+  holdName(name: string, salt: string): boolean {
+    return this.names.hold(name, salt);
+  }
+
+  /**
+   * An operation the document itself leaves out (`x-mcp`), which filters never bring back: an include filter that
+   * names it is told why it finds nothing, rather than that it matched nothing.
+   */
+  excludedBySource({ item, sourceFilters, report }: { item: Filterable; sourceFilters?: FilterSet; report: (filter: string, place: string) => void }): void {
+    for (const filter of [...this.filters.include, ...(sourceFilters?.include ?? [])]) {
+      if (!filter.matches(item)) continue;
+      this.matchedFilters.add(filter);
+      report(filter.text, this.filterPlaces.get(filter) ?? "filter");
+    }
+  }
+
   /** Adds a tool under a name unique in the catalog; `salt` tells same-named operations apart stably. */
   addTool(tool: Tool, salt: string): void {
     const claimed = this.names.claim(tool.name, salt);

@@ -2,7 +2,7 @@
 // one shape (parameters merged and resolved, servers chosen, security inherited), so the catalog is built by one
 // walker. Schemas stay raw here; `dialect` tells the schema converter how to read them.
 
-import type { Diagnostic, HttpMethod, ParameterLocation } from "./types.js";
+import type { Diagnostic, HttpMethod, ParameterLocation, SideEffect } from "./types.js";
 
 /** How raw schemas are to be read: OAS 2.0 / 3.0 are JSON Schema dialects of their own; 3.1 is 2020-12. */
 export type SchemaDialect = "oas2" | "oas30" | "oas31" | "jsonschema";
@@ -20,6 +20,8 @@ export interface ApiDocument {
   description?: string;
   operations: ApiOperation[];
   securitySchemes: Record<string, ApiSecurityScheme>;
+  /** Operations the document's own `x-mcp` leaves out: not normalized, kept only to explain filters. */
+  excluded?: ApiExcludedOperation[];
   /** Problems found while normalizing. */
   diagnostics: Diagnostic[];
 }
@@ -43,6 +45,38 @@ export interface ApiOperation {
   security: Array<Record<string, string[]>>;
   /** The operation's `x-*` fields. */
   extensions: Record<string, unknown>;
+  /** What the operation's `x-mcp` says about its tool, already checked. */
+  mcp?: ApiToolOverrides;
+}
+
+/** The tool as the spec's author wants it (`x-mcp` on the operation); each field with the pointer it came from. */
+export interface ApiToolOverrides {
+  /** The operation's `x-mcp`, e.g. `/paths/~1pets/get/x-mcp`. */
+  pointer: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  effect?: SideEffect;
+  annotations?: ApiAnnotationOverrides;
+  approval?: boolean;
+}
+
+export interface ApiAnnotationOverrides {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ApiExcludedOperation {
+  pointer: string;
+  method: HttpMethod;
+  path: string;
+  operationId?: string;
+  tags: string[];
+  /** The `x-mcp` that decided: on the operation, its path item or the document. */
+  excludedBy: string;
 }
 
 export interface ApiParameter {

@@ -1,4 +1,4 @@
-// Side-effect class and MCP annotations follow from the HTTP method.
+// Side-effect class and MCP annotations follow from the HTTP method, unless the spec's author says otherwise.
 
 import type { HttpMethod, SideEffect, ToolAnnotations } from "./types.js";
 
@@ -14,14 +14,32 @@ export function isIdempotent(method: HttpMethod): boolean {
   return IDEMPOTENT_METHODS.has(method);
 }
 
-export function annotationsFor({ method, title }: { method: HttpMethod; title: string }): ToolAnnotations {
-  const effect = sideEffectOf(method);
-  return {
-    title,
-    readOnlyHint: effect === "read",
-    destructiveHint: effect === "destructive",
-    idempotentHint: isIdempotent(method),
-    // Every tool calls a remote API: its results come from outside the server.
-    openWorldHint: true,
-  };
+/**
+ * The class a spec's author states (`x-mcp` effect, or readOnlyHint / destructiveHint), else the method's. The
+ * class decides the policy (destructive asks first by default), so hints and guard rails never disagree.
+ */
+export function classify({ method, effect, readOnlyHint, destructiveHint }: { method: HttpMethod; effect?: SideEffect; readOnlyHint?: boolean; destructiveHint?: boolean }): SideEffect {
+  if (effect !== undefined) return effect;
+  if (readOnlyHint === true) return "read";
+  if (destructiveHint === true) return "destructive";
+  const byMethod = sideEffectOf(method);
+  if ((readOnlyHint === false && byMethod === "read") || (destructiveHint === false && byMethod === "destructive")) return "write";
+  return byMethod;
+}
+
+export function annotationsFor({
+  method,
+  title,
+  effect = sideEffectOf(method),
+  idempotentHint = isIdempotent(method),
+  // Every tool calls a remote API: its results come from outside the server.
+  openWorldHint = true,
+}: {
+  method: HttpMethod;
+  title: string;
+  effect?: SideEffect;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}): ToolAnnotations {
+  return { title, readOnlyHint: effect === "read", destructiveHint: effect === "destructive", idempotentHint, openWorldHint };
 }

@@ -69,19 +69,36 @@ export function baseToolName({
   return { name: fitted, changes };
 }
 
-/** Hands out names unique within one server; the first in document order keeps the name it asked for. */
+/**
+ * Hands out names unique within one server; the first in document order keeps the name it asked for, except that a
+ * name the spec's author chose for one operation (`x-mcp` name), held beforehand, goes to that operation.
+ */
 export class NameRegistry {
   private readonly taken = new Set<string>();
+  /** Held names, by the salt of the operation they are held for. */
+  private readonly held = new Map<string, string>();
+
+  /** Holds `name` for the operation `salt`; false when another tool has it or it is held already. */
+  hold(name: string, salt: string): boolean {
+    if (this.taken.has(name) || this.held.has(name)) return false;
+    this.held.set(name, salt);
+    return true;
+  }
 
   /** `salt` tells operations apart (their method and path), so a renamed duplicate gets the same name each run. */
   claim(name: string, salt: string): { name: string; renamed: boolean } {
-    if (!this.taken.has(name)) {
+    if (this.free(name, salt)) {
       this.taken.add(name);
       return { name, renamed: false };
     }
     let candidate = fitName(`${name}_${shortHash(salt, 4)}`);
-    for (let n = 2; this.taken.has(candidate); n++) candidate = fitName(`${name}_${shortHash(salt, 4)}_${n}`);
+    for (let n = 2; !this.free(candidate, salt); n++) candidate = fitName(`${name}_${shortHash(salt, 4)}_${n}`);
     this.taken.add(candidate);
     return { name: candidate, renamed: true };
+  }
+
+  private free(name: string, salt: string): boolean {
+    const holder = this.held.get(name);
+    return !this.taken.has(name) && (holder === undefined || holder === salt);
   }
 }

@@ -1,14 +1,15 @@
-// Tools from a version-neutral OpenAPI document: one per operation that passes the filters.
+// Tools from a version-neutral OpenAPI document: one per operation that its `x-mcp` keeps and the filters pass.
 
 import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, inputObject, titleFor } from "./builder.js";
-import type { ApiDocument } from "./document.js";
-import { annotationsFor, sideEffectOf } from "./effects.js";
+import type { ApiDocument, ApiOperation } from "./document.js";
 import { buildInputs, inputCache } from "./inputs.js";
+import type { NameChoice } from "./naming.js";
 import { baseToolName } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
 import { credentialsFromDocument, normalizeRequirements, unknownAuthMappings } from "./security.js";
+import { checkChosenNames, classAndAnnotations, requestedName } from "./tool-overrides.js";
 import type { Diagnostic, RateLimit } from "./types.js";
 
 export interface OpenApiSource extends SourceSettings {
@@ -44,13 +45,33 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     ...(source.rateLimit ? { rateLimit: source.rateLimit } : {}),
   });
 
+  // The document's own x-mcp exclusions come first; filters narrow what is left and never bring an operation back.
+  for (const left of document.excluded ?? []) {
+    const name = baseToolName({ method: left.method, path: left.path, namespace: id, ...(left.operationId !== undefined ? { operationId: left.operationId } : {}) }).name;
+    builder.excludedBySource({
+      item: { ...left, name },
+      ...(source.filters ? { sourceFilters: source.filters } : {}),
+      report: (filter, place) =>
+        builder.diagnostics.push({ severity: "warning", code: "x-mcp-excluded", file, pointer: left.excludedBy, message: `${left.method} ${left.path} matches filter '${filter}' (${place}), but the document leaves it out with x-mcp; filters do not bring it back` }),
+    });
+  }
+  const candidates: Array<{ operation: ApiOperation; choice: NameChoice }> = [];
+  for (const operation of document.operations) {
+    const choice = requestedName({ operation, namespace: id });
+    const { method, path, tags, operationId } = operation;
+    if (builder.accepts({ tags, name: choice.name, path, method, ...(operationId !== undefined ? { operationId } : {}) }, source.filters)) candidates.push({ operation, choice });
+  }
+  checkChosenNames({
+    candidates,
+    namespace: id,
+    hold: (name, salt) => builder.holdName(name, salt),
+    report: ({ operation }, message) => builder.diagnostics.push({ severity: "error", code: "x-mcp-name-taken", file, pointer: `${operation.mcp?.pointer}/name`, message }),
+  });
+
   const cache = inputCache();
   let withoutServer = 0;
-  for (const operation of document.operations) {
+  for (const { operation, choice } of candidates) {
     const { method, path } = operation;
-    const choice = baseToolName({ method, path, namespace: id, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) });
-    const filterable = { tags: operation.tags, name: choice.name, path, method, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) };
-    if (!builder.accepts(filterable, source.filters)) continue;
     const report = (d: Omit<Diagnostic, "file">): void => {
       builder.diagnostics.push({ ...d, file, tool: choice.name });
     };
@@ -62,12 +83,13 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     }
     const inputs = buildInputs({ operation, converter, cache, credentialParameters, report });
     const output = buildOutput({ responses: operation.responses, converter, definitions: builder.definitions });
-    let description = describeTool(operation);
+    let description = operation.mcp?.description ?? describeTool(operation);
     if (!description) {
       report({ severity: "warning", code: "missing-description", pointer: operation.pointer, message: `${method} ${path} has no summary or description; the model sees only its name` });
       description = `${method} ${path}`;
     }
-    const title = titleFor({ name: choice.name, ...(operation.summary !== undefined ? { summary: operation.summary } : {}) });
+    const title = operation.mcp?.title ?? titleFor({ name: choice.name, ...(operation.summary !== undefined ? { summary: operation.summary } : {}) });
+    const { effect, annotations } = classAndAnnotations({ operation, title });
     const serverUrl = source.baseUrl ?? operation.serverUrl;
     if (!serverUrl) withoutServer++;
     const security = normalizeRequirements({
@@ -85,8 +107,9 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
         inputSchema: inputObject(inputs.properties, inputs.required),
         ...(output.schema ? { outputSchema: output.schema } : {}),
         ...(output.wrapped ? { outputWrapped: true } : {}),
-        annotations: annotationsFor({ method, title }),
-        effect: sideEffectOf(method),
+        annotations,
+        effect,
+        ...(operation.mcp?.approval ? { approval: true } : {}),
         operation: {
           method,
           serverUrl,

@@ -19,7 +19,12 @@ export { detectKind } from "./sources.js";
  */
 export async function loadCatalog(source: string | string[], options: LoadOptions = {}): Promise<Catalog> {
   const sources = typeof source === "string" ? [source] : source;
-  const builder = new CatalogBuilder(parseFilters({ ...options, place: "command line" }));
+  const filters = parseFilters({ ...options, place: "command line" });
+  const builder = new CatalogBuilder(filters);
+  for (const which of ["include", "exclude"] as const) {
+    const place = options.filterPlaces?.[which];
+    if (place) builder.remember({ include: [], exclude: [], [which]: filters[which] }, place);
+  }
   if (sources.length > 1 && options.baseUrl) {
     throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
   }

@@ -20,6 +20,8 @@ export interface LoadOptions {
   baseUrl?: string;
   include?: string[];
   exclude?: string[];
+  /** Where `include` and `exclude` were written, for messages: "command line" unless said otherwise. */
+  filterPlaces?: { include?: string; exclude?: string };
   /** Directories or URL prefixes external `$ref`s may also read. */
   allowRefs?: string[];
   allowInsecureHttp?: boolean;

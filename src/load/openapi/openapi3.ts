@@ -1,9 +1,10 @@
 // OpenAPI 3.0 and 3.1 into the version-neutral document.
 
-import type { ApiDocument, ApiEncoding, ApiMediaType, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
+import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiMediaType, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { excludedBy, isPathKey, readMcpExtension } from "./x-mcp.js";
 
 const LOCATIONS = new Set<string>(["path", "query", "header", "cookie"]);
 
@@ -13,13 +14,17 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
   const documentServer = serverUrl(n, root.servers, "/servers") ?? "";
   const documentSecurity = requirements(root.security) ?? [];
   const operations: ApiOperation[] = [];
+  const excluded: ApiExcludedOperation[] = [];
+  const documentMcp = readMcpExtension({ n, owner: root, pointer: "", level: "document" });
   const paths = isObject(root.paths) ? root.paths : {};
   if (!isObject(root.paths) && root.webhooks === undefined) n.warn("no-paths", "/paths", "the document has no paths, so there are no tools");
 
   for (const [key, rawItem] of Object.entries(paths)) {
+    if (!isPathKey({ n, key })) continue;
     const item = n.deref(rawItem, joinPointer("/paths", key));
     if (!item) continue;
     const path = n.requestPath(key, joinPointer("/paths", key));
+    const pathMcp = readMcpExtension({ n, owner: item.value, pointer: item.pointer, level: "path" });
     const pathServer = serverUrl(n, item.value.servers, `${item.pointer}/servers`) ?? documentServer;
     const pathParameters = parameters(n, item.value.parameters, `${item.pointer}/parameters`);
     for (const [key, method] of METHOD_KEYS) {
@@ -30,7 +35,14 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
         n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
         continue;
       }
+      const mcp = readMcpExtension({ n, owner: operation, pointer, level: "operation" });
+      const excludedAt = excludedBy([mcp, pathMcp, documentMcp]);
       const operationId = text(operation.operationId);
+      if (excludedAt !== undefined) {
+        // Left out by the spec's author: not normalized, so its other problems are not reported either.
+        excluded.push({ pointer, method, path, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
+        continue;
+      }
       const summary = text(operation.summary);
       const description = text(operation.description);
       const requestBody = operation.requestBody === undefined ? undefined : body(n, operation.requestBody, `${pointer}/requestBody`);
@@ -49,6 +61,7 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
         responses: responses(n, operation.responses, `${pointer}/responses`),
         security: requirements(operation.security) ?? documentSecurity,
         extensions: extensions(operation),
+        ...(mcp?.overrides ? { mcp: mcp.overrides } : {}),
       });
     }
   }
@@ -62,6 +75,7 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
     version: typeof info.version === "string" || typeof info.version === "number" ? String(info.version) : "",
     ...(text(info.description) ? { description: text(info.description)! } : {}),
     operations,
+    ...(excluded.length > 0 ? { excluded } : {}),
     securitySchemes: securitySchemes(n),
     diagnostics: n.diagnostics,
   };

@@ -2,12 +2,13 @@
 // and `formData` fields become a request body, consumes/produces become media types, collectionFormat becomes
 // style and explode.
 
-import type { ApiDocument, ApiEncoding, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
+import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
 import { merge } from "./openapi3.js";
 import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { excludedBy, isPathKey, readMcpExtension } from "./x-mcp.js";
 
 // `collectionFormat` → [style, explode]; csv is the default for arrays.
 const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
@@ -27,12 +28,16 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
   const consumesAll = stringList(root.consumes);
   const producesAll = stringList(root.produces);
   const operations: ApiOperation[] = [];
+  const excluded: ApiExcludedOperation[] = [];
+  const documentMcp = readMcpExtension({ n, owner: root, pointer: "", level: "document" });
   const paths = isObject(root.paths) ? root.paths : {};
 
   for (const [key, rawItem] of Object.entries(paths)) {
+    if (!isPathKey({ n, key })) continue;
     const item = n.deref(rawItem, joinPointer("/paths", key));
     if (!item) continue;
     const path = n.requestPath(key, joinPointer("/paths", key));
+    const pathMcp = readMcpExtension({ n, owner: item.value, pointer: item.pointer, level: "path" });
     const pathParameters = rawParameters(n, item.value.parameters, `${item.pointer}/parameters`);
     for (const [key, method] of METHOD_KEYS) {
       if (item.value[key] === undefined || key === "trace") continue;
@@ -42,12 +47,19 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
         n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
         continue;
       }
+      const mcp = readMcpExtension({ n, owner: operation, pointer, level: "operation" });
+      const excludedAt = excludedBy([mcp, pathMcp, documentMcp]);
+      const operationId = text(operation.operationId);
+      if (excludedAt !== undefined) {
+        // Left out by the spec's author: not normalized, so its other problems are not reported either.
+        excluded.push({ pointer, method, path, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
+        continue;
+      }
       const consumes = stringList(operation.consumes).length > 0 ? stringList(operation.consumes) : consumesAll.length > 0 ? consumesAll : ["application/json"];
       const produces = stringList(operation.produces).length > 0 ? stringList(operation.produces) : producesAll.length > 0 ? producesAll : ["application/json"];
       const all = mergeRaw(pathParameters, rawParameters(n, operation.parameters, `${pointer}/parameters`));
       const parameters = all.filter((p) => p.raw.in !== "body" && p.raw.in !== "formData").map(toParameter);
       const requestBody = body({ all, consumes, pointer });
-      const operationId = text(operation.operationId);
       const summary = text(operation.summary);
       const description = text(operation.description);
       operations.push({
@@ -65,6 +77,7 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
         responses: responses(n, operation.responses, `${pointer}/responses`, produces),
         security: requirements(operation.security) ?? documentSecurity,
         extensions: extensions(operation),
+        ...(mcp?.overrides ? { mcp: mcp.overrides } : {}),
       });
     }
   }
@@ -77,6 +90,7 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
     version: typeof info.version === "string" || typeof info.version === "number" ? String(info.version) : "",
     ...(text(info.description) ? { description: text(info.description)! } : {}),
     operations,
+    ...(excluded.length > 0 ? { excluded } : {}),
     securitySchemes: securitySchemes(n),
     diagnostics: n.diagnostics,
   };
