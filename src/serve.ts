@@ -2,6 +2,7 @@
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
 import type { Catalog } from "./catalog/types.js";
+import { servedBudget } from "./inspect/budget.js";
 import { type AuthConfig, serveHttp, serveStdio } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
@@ -28,6 +29,9 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const { catalog, engine } = await setUpEngine(sources, { ...options, log });
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
+  // Tools mode: what every client pays up front, said once at start (the listing is built now and kept for tools/list).
+  const { advice } = servedBudget({ listed: engine.listTools(), tools: catalog.tools });
+  if (advice) log(`openapi-mcp: ${advice}`);
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {

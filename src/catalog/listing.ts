@@ -1,7 +1,12 @@
-// A tool as `tools/list` shows it, and what that entry weighs: the model pays for every byte of it up front.
+// A tool as `tools/list` shows it, and what that entry weighs: the model pays for every byte of it up front, so
+// schemas are shown compacted (schema/compact.ts) and nothing is said twice.
 
+import { compactSchema, type SchemaUse } from "./schema/compact.js";
 import { DefinitionIndex, utf8Bytes } from "./schema/closure.js";
 import type { Catalog, JsonObjectSchema, Tool, ToolAnnotations } from "./types.js";
+
+/** The top-level `title` names the tool; `annotations.title` (its older place) would only repeat it. */
+export type ListedAnnotations = Omit<ToolAnnotations, "title"> & { title?: string };
 
 export interface ListedTool {
   name: string;
@@ -9,7 +14,7 @@ export interface ListedTool {
   description: string;
   inputSchema: JsonObjectSchema;
   outputSchema?: JsonObjectSchema;
-  annotations: ToolAnnotations;
+  annotations: ListedAnnotations;
 }
 
 export interface ListingOptions {
@@ -23,33 +28,35 @@ export function approximateTokens(bytes: number): number {
 }
 
 export class Listing {
-  readonly index: DefinitionIndex;
+  /** Shared definitions as input and as output schemas show them. */
+  private readonly index: Record<SchemaUse, DefinitionIndex>;
 
   constructor(
     catalog: Pick<Catalog, "definitions">,
     private readonly options: ListingOptions = {},
   ) {
-    this.index = new DefinitionIndex(catalog.definitions);
+    const view = (use: SchemaUse) => (definition: Parameters<typeof compactSchema>[0], key: string) => compactSchema(definition, { use, name: definitionName(key) });
+    this.index = {
+      input: new DefinitionIndex(catalog.definitions, view("input")),
+      output: new DefinitionIndex(catalog.definitions, view("output")),
+    };
   }
 
   /** The `tools/list` entry of a tool, with self-contained schemas. */
   entry(tool: Tool): ListedTool {
-    const { outputSchema } = this.bare(tool);
+    const bare = this.bare(tool);
     return {
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: this.index.selfContained(tool.inputSchema),
-      ...(outputSchema ? { outputSchema: this.index.selfContained(outputSchema) } : {}),
-      annotations: tool.annotations,
+      ...bare,
+      inputSchema: this.index.input.selfContained(bare.inputSchema),
+      ...(bare.outputSchema ? { outputSchema: this.index.output.selfContained(bare.outputSchema) } : {}),
     };
   }
 
   /** UTF-8 bytes of `JSON.stringify(entry(tool))`, computed without building the entry's `$defs`. */
   bytes(tool: Tool): number {
     const bare = this.bare(tool);
-    let total = utf8Bytes(JSON.stringify(bare)) + this.index.defsBytes(tool.inputSchema);
-    if (bare.outputSchema) total += this.index.defsBytes(bare.outputSchema);
+    let total = utf8Bytes(JSON.stringify(bare)) + this.index.input.defsBytes(bare.inputSchema);
+    if (bare.outputSchema) total += this.index.output.defsBytes(bare.outputSchema);
     return total;
   }
 
@@ -60,15 +67,23 @@ export class Listing {
     return total;
   }
 
+  /** The entry with its schemas compacted but without their `$defs`; keys in the order the entry has them. */
   private bare(tool: Tool): ListedTool {
     const showOutput = (this.options.outputSchema ?? true) && tool.outputSchema !== undefined;
+    const { title: _title, ...annotations } = tool.annotations;
     return {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
-      ...(showOutput ? { outputSchema: tool.outputSchema! } : {}),
-      annotations: tool.annotations,
+      inputSchema: compactSchema(tool.inputSchema, { use: "input", top: true }) as JsonObjectSchema,
+      ...(showOutput ? { outputSchema: compactSchema(tool.outputSchema!, { use: "output", top: true }) as JsonObjectSchema } : {}),
+      annotations: tool.annotations.title === tool.title ? annotations : tool.annotations,
     };
   }
+}
+
+/** What a definition is called, for titles that only repeat it: `cars.Pet.input` → `Pet`. */
+function definitionName(key: string): string {
+  const plain = key.replace(/\.(input|output)$/, "").replace(/_\d+$/, "");
+  return plain.slice(plain.lastIndexOf(".") + 1);
 }

@@ -2,6 +2,7 @@
 
 import { formatPlace } from "../catalog/errors.js";
 import type { Diagnostic } from "../catalog/types.js";
+import type { Budget } from "./budget.js";
 import type { InspectReport } from "./report.js";
 
 const SAME_KIND_SHOWN = 3;
@@ -19,6 +20,7 @@ export function renderReport(report: InspectReport, { tools = true }: { tools?: 
   }
   lines.push("");
   lines.push(`${number(report.totals.tools)} tool${report.totals.tools === 1 ? "" : "s"} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`);
+  lines.push(...budget(report.budget, report.totals.tools));
   if (report.credentials.length > 0) {
     lines.push("", "Credentials:");
     for (const c of report.credentials) {
@@ -28,6 +30,17 @@ export function renderReport(report: InspectReport, { tools = true }: { tools?: 
   }
   lines.push(...diagnostics("Errors", report.errors), ...diagnostics("Warnings", report.warnings));
   return `${lines.join("\n")}\n`;
+}
+
+/** The costliest tools and tags (when the table is too long to see them at a glance), and the advice. */
+function budget(b: Budget, tools: number): string[] {
+  const lines: string[] = [];
+  if (tools > b.largestTools.length || b.over) {
+    lines.push(`Largest tools: ${b.largestTools.map((t) => `${t.name} ≈ ${number(t.tokens)}`).join(" · ")}`);
+    if (b.largestTags.length > 1) lines.push(`Largest tags: ${b.largestTags.map((t) => `${t.tag} ≈ ${number(t.tokens)} (${number(t.tools)})`).join(" · ")}`);
+  }
+  if (b.advice) lines.push(`Context budget: ${b.advice}.`);
+  return lines;
 }
 
 /** Diagnostics grouped by code; a code seen many times shows a few examples and a count. */

@@ -4,6 +4,7 @@
 import { approximateTokens, Listing } from "../catalog/listing.js";
 import { credentialVariables } from "../catalog/security.js";
 import type { Catalog, CredentialScheme, Diagnostic, SideEffect, SourceInfo } from "../catalog/types.js";
+import { type Budget, contextBudget } from "./budget.js";
 
 export interface ToolSummary {
   name: string;
@@ -15,6 +16,7 @@ export interface ToolSummary {
   approval: boolean;
   source: string;
   operationId?: string;
+  tags: string[];
   /** Bytes of its tools/list entry, and bytes / 4. */
   bytes: number;
   tokens: number;
@@ -32,6 +34,8 @@ export interface InspectReport {
   sources: SourceInfo[];
   tools: ToolSummary[];
   totals: { tools: number; bytes: number; tokens: number };
+  /** The largest tools and tags, and advice when tools/list is over the context budget. */
+  budget: Budget;
   credentials: CredentialSummary[];
   errors: Diagnostic[];
   warnings: Diagnostic[];
@@ -51,11 +55,13 @@ export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outp
       approval: tool.approval === true,
       source: tool.source,
       ...(tool.origin.operationId !== undefined ? { operationId: tool.origin.operationId } : {}),
+      tags: tool.origin.tags,
       bytes,
       tokens: approximateTokens(bytes),
     };
   });
   const bytes = listing.totalBytes(catalog.tools);
+  const tokens = approximateTokens(bytes);
   const usage = new Map<string, number>();
   for (const tool of catalog.tools) {
     const ids = new Set(tool.operation.security.flatMap((requirement) => requirement.schemes.map((s) => s.id)));
@@ -71,7 +77,8 @@ export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outp
   return {
     sources: catalog.sources,
     tools,
-    totals: { tools: tools.length, bytes, tokens: approximateTokens(bytes) },
+    totals: { tools: tools.length, bytes, tokens },
+    budget: contextBudget({ tools, tokens }),
     credentials,
     errors: catalog.diagnostics.filter((d) => d.severity === "error"),
     warnings: catalog.diagnostics.filter((d) => d.severity === "warning"),

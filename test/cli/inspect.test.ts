@@ -3,6 +3,7 @@
 
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GITHUB_SPEC } from "../../bench/corpus-check.mjs";
 import { Listing } from "../../src/catalog/listing.js";
 import type { InspectReport } from "../../src/inspect/report.js";
 import { loadCatalog } from "../../src/load/index.js";
@@ -65,6 +66,31 @@ describe("inspect", () => {
     expect(report.totals).toEqual({ tools: 19, bytes, tokens: Math.ceil(bytes / 4) });
     expect(report.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(["name-shortened", "duplicate-name"]));
     expect(report.errors).toEqual([]);
+  });
+
+  it("names the largest tools and tags and, over the context budget, says what to do next", async () => {
+    const { code, stdout } = await runCli(["inspect", GITHUB_SPEC]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Largest tools: [\w.-]+ ≈ [\d,]+( · [\w.-]+ ≈ [\d,]+){4}$/m);
+    expect(stdout).toMatch(/^Largest tags: repos ≈ [\d,]+ \(\d+\) · /m);
+    expect(stdout).toMatch(/^Context budget: tools\/list costs ≈ [\d,]+ tokens for 1,\d{3} tools, over the 20,000-token budget: serve with --mode dynamic .*, or keep only what the agent needs, e\.g\. --include tag:[\w.-]+ \(\d+ tools, ≈ [\d,]+ tokens\)\.$/m);
+
+    const report = JSON.parse((await runCli(["inspect", GITHUB_SPEC, "--json"])).stdout) as InspectReport;
+    expect(report.budget).toMatchObject({ threshold: 20_000, tokens: report.totals.tokens, over: true, advice: expect.stringContaining("--mode dynamic") });
+    const costliest = report.tools.map((t) => t.tokens).sort((a, b) => b - a).slice(0, 5);
+    expect(report.budget.largestTools.map((t) => t.tokens)).toEqual(costliest);
+    for (const { name, tokens } of report.budget.largestTools) expect(report.tools.find((t) => t.name === name)?.tokens).toBe(tokens);
+    // The tag the advice suggests fits the budget on its own.
+    const tag = /--include tag:([\w.-]+)/.exec(report.budget.advice!)![1]!;
+    expect(report.tools.filter((t) => t.tags.includes(tag)).reduce((sum, t) => sum + t.tokens, 0)).toBeLessThanOrEqual(20_000);
+  });
+
+  it("within the budget, gives no advice", async () => {
+    const text = await runCli(["inspect", PETSTORE]);
+    expect(text.stdout).not.toContain("Context budget");
+    const report = JSON.parse((await runCli(["inspect", PETSTORE, "--json"])).stdout) as InspectReport;
+    expect(report.budget).toMatchObject({ over: false, tokens: report.totals.tokens });
+    expect(report.budget.advice).toBeUndefined();
   });
 
   it("--json lists credentials with the variables they read", async () => {

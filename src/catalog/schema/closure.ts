@@ -12,8 +12,13 @@ const MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchem
 export class DefinitionIndex {
   private readonly directRefs = new Map<string, string[]>();
   private readonly sizes = new Map<string, number>();
+  private readonly viewed = new Map<string, JsonSchema | undefined>();
 
-  constructor(private readonly definitions: Record<string, JsonSchema>) {}
+  /** `view` shapes each definition as it is shown (e.g. compacted for a listing); it must keep every `$ref`. */
+  constructor(
+    private readonly definitions: Record<string, JsonSchema>,
+    private readonly view?: (definition: JsonSchema, key: string) => JsonSchema,
+  ) {}
 
   /** Keys of the definitions `schema` reaches, in first-reached order. */
   closure(...schemas: Array<JsonSchema | undefined>): string[] {
@@ -36,7 +41,7 @@ export class DefinitionIndex {
   selfContained<T extends JsonSchema>(schema: T): T {
     const keys = this.closure(schema);
     if (keys.length === 0 || typeof schema === "boolean") return schema;
-    return { ...(schema as object), $defs: Object.fromEntries(keys.map((key) => [key, this.definitions[key]])) } as unknown as T;
+    return { ...(schema as object), $defs: Object.fromEntries(keys.map((key) => [key, this.definition(key)])) } as unknown as T;
   }
 
   /** Bytes of `JSON.stringify(selfContained(schema))` in UTF-8, from cached sizes of the definitions. */
@@ -57,16 +62,26 @@ export class DefinitionIndex {
   private definitionBytes(key: string): number {
     let size = this.sizes.get(key);
     if (size === undefined) {
-      size = utf8Bytes(JSON.stringify(this.definitions[key] ?? {}));
+      size = utf8Bytes(JSON.stringify(this.definition(key) ?? {}));
       this.sizes.set(key, size);
     }
     return size;
   }
 
+  /** The definition as shown, computed once. */
+  private definition(key: string): JsonSchema | undefined {
+    if (!this.view) return this.definitions[key];
+    if (this.viewed.has(key)) return this.viewed.get(key);
+    const stored = Object.hasOwn(this.definitions, key) ? this.definitions[key] : undefined;
+    const shown = stored === undefined ? undefined : this.view(stored, key);
+    this.viewed.set(key, shown);
+    return shown;
+  }
+
   private refsOf(key: string): string[] {
     let refs = this.directRefs.get(key);
     if (refs === undefined) {
-      const definition = this.definitions[key];
+      const definition = this.definition(key);
       refs = definition === undefined ? [] : refsIn(definition);
       this.directRefs.set(key, refs);
     }
