@@ -20,7 +20,16 @@ export interface ListedTool {
 export interface ListingOptions {
   /** Advertise output schemas (off when output validation is off or only warns). */
   outputSchema?: boolean;
+  /** Output schemas larger than this (with their `$defs`) are not advertised; MAX_ADVERTISED_OUTPUT_BYTES by default. */
+  maxOutputSchemaBytes?: number;
 }
+
+/**
+ * An output schema is for the client's validator, not the model, yet every client pays for it in tools/list. Past
+ * 8 KiB it costs more than it helps: Stripe's interlinked schemas would make each entry ~1 MB (20M tokens in all).
+ * The server still checks every response against the full schema and still returns structured content.
+ */
+export const MAX_ADVERTISED_OUTPUT_BYTES = 8 * 1024;
 
 /** Approximate tokens for a byte count: the usual four bytes a token. */
 export function approximateTokens(bytes: number): number {
@@ -30,6 +39,8 @@ export function approximateTokens(bytes: number): number {
 export class Listing {
   /** Shared definitions as input and as output schemas show them. */
   private readonly index: Record<SchemaUse, DefinitionIndex>;
+  /** Each tool's advertised output schema, or null when it is too large to advertise. */
+  private readonly outputs = new WeakMap<Tool, JsonObjectSchema | null>();
 
   constructor(
     catalog: Pick<Catalog, "definitions">,
@@ -67,16 +78,29 @@ export class Listing {
     return total;
   }
 
+  /** The compacted output schema when it is advertised: asked for, and within the size limit with its `$defs`. */
+  private advertisedOutput(tool: Tool): JsonObjectSchema | undefined {
+    if (!(this.options.outputSchema ?? true) || tool.outputSchema === undefined) return undefined;
+    let decided = this.outputs.get(tool);
+    if (decided === undefined) {
+      const schema = compactSchema(tool.outputSchema, { use: "output", top: true }) as JsonObjectSchema;
+      const bytes = utf8Bytes(JSON.stringify(schema)) + this.index.output.defsBytes(schema);
+      decided = bytes <= (this.options.maxOutputSchemaBytes ?? MAX_ADVERTISED_OUTPUT_BYTES) ? schema : null;
+      this.outputs.set(tool, decided);
+    }
+    return decided ?? undefined;
+  }
+
   /** The entry with its schemas compacted but without their `$defs`; keys in the order the entry has them. */
   private bare(tool: Tool): ListedTool {
-    const showOutput = (this.options.outputSchema ?? true) && tool.outputSchema !== undefined;
+    const outputSchema = this.advertisedOutput(tool);
     const { title: _title, ...annotations } = tool.annotations;
     return {
       name: tool.name,
       title: tool.title,
       description: tool.description,
       inputSchema: compactSchema(tool.inputSchema, { use: "input", top: true }) as JsonObjectSchema,
-      ...(showOutput ? { outputSchema: compactSchema(tool.outputSchema!, { use: "output", top: true }) as JsonObjectSchema } : {}),
+      ...(outputSchema ? { outputSchema } : {}),
       annotations: tool.annotations.title === tool.title ? annotations : tool.annotations,
     };
   }

