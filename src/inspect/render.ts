@@ -11,11 +11,11 @@ export function renderReport(report: InspectReport, { tools = true }: { tools?: 
   const lines: string[] = [];
   for (const source of report.sources) {
     const id = source.id ? `[${source.id}] ` : "";
-    lines.push(`${id}${source.title}${source.version ? ` ${source.version}` : ""} (${source.format}, ${source.location})`);
+    lines.push(printable(`${id}${source.title}${source.version ? ` ${source.version}` : ""} (${source.format}, ${source.location})`));
   }
   if (tools && report.tools.length > 0) {
     lines.push("");
-    const rows = report.tools.map((t) => [t.name, t.method, t.path, t.approval ? `${t.effect}, approval` : t.effect, number(t.tokens)]);
+    const rows = report.tools.map((t) => [t.name, t.method, printable(t.path), t.approval ? `${t.effect}, approval` : t.effect, number(t.tokens)]);
     lines.push(...table(["TOOL", "METHOD", "PATH", "CLASS", "TOKENS"], rows, [4]));
   }
   lines.push("");
@@ -25,7 +25,7 @@ export function renderReport(report: InspectReport, { tools = true }: { tools?: 
     lines.push("", "Credentials:");
     for (const c of report.credentials) {
       const from = c.variables.length > 0 ? ` ← ${c.variables.map((v) => `$${v}`).join(", ")}` : "";
-      lines.push(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${c.usedBy === 1 ? "" : "s"})`);
+      lines.push(printable(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${c.usedBy === 1 ? "" : "s"})`));
     }
   }
   lines.push(...diagnostics("Errors", report.errors), ...diagnostics("Warnings", report.warnings));
@@ -59,7 +59,19 @@ export function diagnostics(heading: string, list: Diagnostic[]): string[] {
 export function describe(d: Diagnostic): string {
   const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });
   const tool = d.tool ? `[${d.tool}] ` : "";
-  return `${tool}${d.message}${place ? ` (${place})` : ""}`;
+  return printable(`${tool}${d.message}${place ? ` (${place})` : ""}`);
+}
+
+/**
+ * Text from a spec, made safe for a terminal: line breaks and control characters (an escape sequence could
+ * rewrite the screen) are shown as escapes, so one item stays one line and says what it really contains.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
 }
 
 function number(n: number): string {

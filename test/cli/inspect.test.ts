@@ -200,3 +200,14 @@ describe("inspect", () => {
     );
   });
 });
+
+describe("text from the spec on the terminal", () => {
+  it("keeps each item on its line: line breaks and control characters in titles, paths and scheme names show as escapes", async () => {
+    const { code, stdout } = await runCli(["inspect", "test/fixtures/generate/hostile.openapi.yaml"]);
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(/^RUN rm/m);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u2028\u2029]/);
+    expect(stdout).toMatch(/^Hostile .*\\nRUN rm -rf \/.*\(OpenAPI 3\.0\.3, /m);
+  });
+});
