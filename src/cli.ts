@@ -37,6 +37,7 @@ interface RuntimeFlags {
 
 interface ServeFlags extends RuntimeFlags {
   transport: "stdio" | "http";
+  mode?: "tools" | "dynamic";
   port: number;
   host: string;
   stateless?: boolean;
@@ -194,6 +195,7 @@ export async function main(argv: string[]): Promise<number> {
         .description("serve the source(s) as an MCP server (stdio by default)")
         .argument("<source...>", "OpenAPI documents, action definitions or one manifest: files or https:// URLs")
         .addOption(new Option("--transport <kind>", "how clients connect").choices(["stdio", "http"]).default("stdio"))
+        .addOption(new Option("--mode <mode>", "tools: one tool per operation (default); dynamic: search_tools, describe_tool, call_tool").choices(["tools", "dynamic"]))
         .option("--port <n>", "HTTP port", portNumber, 3000)
         .option("--host <address>", "HTTP address to listen on", "127.0.0.1")
         .option("--stateless", "HTTP without sessions, for running many replicas")
@@ -213,13 +215,15 @@ export async function main(argv: string[]): Promise<number> {
       port: flags.port,
       host: flags.host,
       stateless: flags.stateless === true,
+      ...(flags.mode ? { mode: flags.mode } : {}),
       ...authOptions(flags),
     });
-    const tools = running.catalog.tools.length;
+    const count = running.catalog.tools.length;
+    const tools = `${count} tool${count === 1 ? "" : "s"}${running.mode === "dynamic" ? " through search_tools, describe_tool and call_tool" : ""}`;
     if (running.url) {
-      err(`openapi-mcp: serving ${tools} tool${tools === 1 ? "" : "s"} at ${running.url} (streamable HTTP${flags.stateless ? ", stateless" : ""}); Ctrl-C stops\n`);
+      err(`openapi-mcp: serving ${tools} at ${running.url} (streamable HTTP${flags.stateless ? ", stateless" : ""}); Ctrl-C stops\n`);
     } else {
-      err(`openapi-mcp: serving ${tools} tool${tools === 1 ? "" : "s"} over stdio\n`);
+      err(`openapi-mcp: serving ${tools} over stdio\n`);
     }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

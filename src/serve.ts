@@ -3,6 +3,7 @@
 
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
+import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
 import { type AuthConfig, serveHttp, serveStdio } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
@@ -11,12 +12,15 @@ export interface ServeOptions extends EngineSetupOptions {
   host?: string;
   port?: number;
   stateless?: boolean;
+  /** tools (default): one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool. */
+  mode?: ServeMode;
   /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
   auth?: AuthConfig;
 }
 
 export interface RunningServer {
   catalog: Catalog;
+  mode: ServeMode;
   /** The MCP endpoint over HTTP. */
   url?: string;
   close(): Promise<void>;
@@ -26,17 +30,19 @@ export interface RunningServer {
 
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { catalog, engine } = await setUpEngine(sources, { ...options, log });
+  const { catalog, engine, settings } = await setUpEngine(sources, { ...options, log });
+  const mode = options.mode ?? settings?.mode ?? "tools";
+  const provider = mode === "dynamic" ? new DynamicProvider({ engine, catalog }) : engine;
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
   // Tools mode: what every client pays up front, said once at start (the listing is built now and kept for tools/list).
   const { advice } = servedBudget({ listed: engine.listTools(), tools: catalog.tools });
-  if (advice) log(`openapi-mcp: ${advice}`);
+  if (advice && mode === "tools") log(`openapi-mcp: ${advice}`);
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {
     const handle = await serveHttp({
-      provider: engine,
+      provider,
       name,
       version,
       log,
@@ -45,8 +51,8 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.stateless ? { stateless: true } : {}),
       ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
-    return { catalog, url: handle.url, close: () => handle.close() };
+    return { catalog, mode, url: handle.url, close: () => handle.close() };
   }
-  const handle = await serveStdio({ provider: engine, name, version, log });
-  return { catalog, close: () => handle.close(), closed: handle.closed };
+  const handle = await serveStdio({ provider, name, version, log });
+  return { catalog, mode, close: () => handle.close(), closed: handle.closed };
 }

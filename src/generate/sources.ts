@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 const SOURCE_ROOT = fileURLToPath(new URL("../../src/", import.meta.url));
 
 /** What a generated server starts from; everything they import is copied along. */
-export const RUNTIME_ENTRIES = ["runtime/start.ts", "runtime/view.ts", "server/index.ts"];
+export const RUNTIME_ENTRIES = ["runtime/start.ts", "runtime/view.ts", "runtime/dynamic.ts", "server/index.ts"];
 
 export interface SourceFile {
   /** Relative to `src/`, e.g. `runtime/engine.ts`. */

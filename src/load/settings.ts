@@ -27,6 +27,8 @@ export interface Settings {
   policy?: Record<string, PolicyDecision>;
   deniedTools?: "hide" | "refuse";
   approvalTimeoutSeconds?: number;
+  /** `serve` only: one tool per operation, or search_tools, describe_tool and call_tool. */
+  mode?: "tools" | "dynamic";
   rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   credentials?: Record<string, CredentialValues>;
 }

@@ -3,6 +3,7 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import type { ListedTool } from "../catalog/listing.js";
+import type { ToolAnnotations } from "../catalog/types.js";
 
 export type ContentBlock =
   | { type: "text"; text: string }
@@ -56,9 +57,15 @@ export interface ApprovalRequest {
 /** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
 export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
 
+/**
+ * A tools/list entry as served. The engine's carry every annotation; dynamic mode's three tools only those that
+ * differ from MCP's defaults, to keep their up-front cost small.
+ */
+export type ServedTool = Omit<ListedTool, "annotations"> & { annotations: Partial<ToolAnnotations> };
+
 /** What the MCP binding needs from the engine. */
 export interface ToolProvider {
-  listTools(): ListedTool[];
+  listTools(): ServedTool[];
   hasTool(name: string): boolean;
   /** Never rejects for a failed call: failures are results with `isError: true`. */
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;

@@ -148,3 +148,27 @@ describe("a corpus sample", () => {
     }, 60_000);
   }
 });
+
+describe("dynamic mode", () => {
+  it("--mode dynamic: the same three tools, searches, descriptions, and calls through call_tool", async () => {
+    const options = ["--base-url", `${upstream.url}/v1`, "--mode", "dynamic", "--timeout", "1500", "--policy", "putItem=deny"];
+    const servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
+    const ask = (name: string, args: Record<string, unknown>) =>
+      Promise.all([servers.serve.request("tools/call", { name, arguments: args }), servers.generated.request("tools/call", { name, arguments: args })]);
+    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+    expect(fromGenerated).toBe(fromServe);
+    expect((JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(["search_tools", "describe_tool", "call_tool"]);
+    for (const [name, args] of [
+      ["search_tools", { query: "replace an item" }],
+      ["describe_tool", { name: "createItem" }],
+      ["describe_tool", { name: "putItem" }],
+    ] as const) {
+      const [a, b] = await ask(name, args);
+      expect(b, name).toBe(a);
+    }
+    const scenarios = WIRE_SCENARIOS(upstream)
+      .filter((s) => ["getObject", "jsonBody", "getItem", "deleteThing"].includes(s.tool))
+      .map((s): Scenario => ({ ...s, tool: "call_tool", args: { name: s.tool, arguments: s.args } }));
+    await expectSameCalls(servers, scenarios);
+  }, 60_000);
+});

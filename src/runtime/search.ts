@@ -1,0 +1,127 @@
+// Finding tools by what a user wants done: BM25 over each tool's fields (tool-text.ts), each field with its own
+// document frequencies (as search engines score several fields: "repository" is in nearly every path but in few
+// summaries), weighted and summed over the query's words. Ties keep the catalog's order: the same query always
+// gives the same list.
+//
+// Written here rather than taken from a library: the scoring is a few dozen lines; what decides quality is the
+// tokenizer, the fields and their weights, which would be ours either way, and a generated project then carries
+// no extra dependency.
+
+import type { JsonSchema, Tool } from "../catalog/types.js";
+import { FIELD_WEIGHTS, FIELDS, toolText } from "./tool-text.js";
+import { isQuestion, queryWords, type Term, terms } from "./words.js";
+
+/** Query words the user did not say, only implied ("remove" for "delete"), count this much. */
+const RELATED_WEIGHT = 0.6;
+/** A match of the word as written, not only its stem ("branches" in "List branches"), adds this much. */
+const SURFACE_WEIGHT = 0.2;
+/** How much matching only part of the query costs: the score is scaled by (matched share) ** COVERAGE. */
+const COVERAGE = 1;
+/** For a question ("how many…", "what is…"), tools that change something count this much. */
+const QUESTION_CHANGE_WEIGHT = 0.5;
+/** BM25's usual constants: term-frequency saturation and length normalization. */
+const K1 = 1.2;
+const B = 0.75;
+/** A posting packs tool, field and count into one integer: tool * 256 + field * 32 + count (counts stop at 31). */
+const PER_TOOL = 256;
+const PER_FIELD = 32;
+
+export interface SearchHit {
+  tool: Tool;
+  score: number;
+}
+
+export class ToolSearch {
+  private readonly tools: readonly Tool[];
+  /** Term → packed postings, in tool order: compact enough for 20,000 tools. */
+  private readonly postings = new Map<string, Int32Array>();
+  /** Terms in each tool's fields: lengths[tool * FIELDS.length + field]. */
+  private readonly lengths: Uint16Array;
+  private readonly averages: number[];
+
+  constructor({ tools, definitions }: { tools: readonly Tool[]; definitions: Record<string, JsonSchema> }) {
+    this.tools = tools;
+    this.lengths = new Uint16Array(tools.length * FIELDS.length);
+    const totals = FIELDS.map(() => 0);
+    const lists = new Map<string, number[]>();
+    tools.forEach((tool, doc) => {
+      const text = toolText(tool, definitions);
+      FIELDS.forEach((field, f) => {
+        const found = terms(text[field]);
+        this.lengths[doc * FIELDS.length + f] = Math.min(found.length, 0xffff);
+        totals[f]! += found.length;
+        const counts = new Map<string, number>();
+        for (const { stem, surface } of found) for (const term of [stem, surface]) counts.set(term, (counts.get(term) ?? 0) + 1);
+        for (const [term, count] of counts) {
+          const list = lists.get(term) ?? [];
+          if (list.length === 0) lists.set(term, list);
+          list.push(doc * PER_TOOL + f * PER_FIELD + Math.min(count, PER_FIELD - 1));
+        }
+      });
+    });
+    for (const [term, list] of lists) this.postings.set(term, Int32Array.from(list));
+    this.averages = totals.map((total) => total / Math.max(1, tools.length) || 1);
+  }
+
+  /**
+   * The best `limit` tools for `query`, best first; ties in catalog order. Each query word scores a tool by its own
+   * term plus, at a lower weight, the best of the words it implies; the sum is then scaled by the share of the
+   * query's words the tool matches at all, so a tool that matches one rare word (an owner's name that is also a
+   * tool's) does not beat one that matches the whole request.
+   */
+  search(query: string, limit: number): SearchHit[] {
+    const words = queryWords(query);
+    const totals = new Map<number, { score: number; matched: number }>();
+    for (const word of words) {
+      const best = new Map<number, number>();
+      for (const term of word.related) {
+        for (const [doc, score] of this.termScores(term)) best.set(doc, Math.max(best.get(doc) ?? 0, RELATED_WEIGHT * score));
+      }
+      if (word.term) for (const [doc, score] of this.termScores(word.term)) best.set(doc, (best.get(doc) ?? 0) + score);
+      // A stop word's implications ("my" → authenticated) add to the score, not to how much of the query matched.
+      const counted = word.term ? 1 : 0;
+      for (const [doc, score] of best) {
+        const total = totals.get(doc) ?? { score: 0, matched: 0 };
+        totals.set(doc, { score: total.score + score, matched: total.matched + counted });
+      }
+    }
+    const asked = words.filter((word) => word.term).length || 1;
+    const reading = isQuestion(query);
+    const named = query.trim();
+    const ranked = [...totals].map(([doc, { score, matched }]) => {
+      const tool = this.tools[doc]!;
+      // A tool whose name is the query (a model that already knows it) comes first.
+      if (tool.name === named) return { doc, score: Number.POSITIVE_INFINITY };
+      const change = reading && tool.effect !== "read" ? QUESTION_CHANGE_WEIGHT : 1;
+      return { doc, score: change * score * (matched / asked) ** COVERAGE };
+    });
+    ranked.sort((a, b) => b.score - a.score || a.doc - b.doc);
+    return ranked.slice(0, limit).map(({ doc, score }) => ({ tool: this.tools[doc]!, score }));
+  }
+
+  /** A term's score for each tool that has its stem, a little more where the word is written the same. */
+  private termScores({ stem, surface }: Term): Map<number, number> {
+    const scores = this.scores(stem);
+    for (const [doc, score] of this.scores(surface)) scores.set(doc, (scores.get(doc) ?? 0) + SURFACE_WEIGHT * score);
+    return scores;
+  }
+
+  /** BM25 of one term for each tool that has it: per field, with that field's document frequency, weighted. */
+  private scores(term: string): Map<number, number> {
+    const scores = new Map<number, number>();
+    const list = this.postings.get(term);
+    if (!list) return scores;
+    const frequencies = FIELDS.map(() => 0);
+    for (const entry of list) frequencies[((entry % PER_TOOL) / PER_FIELD) | 0]!++;
+    const n = this.tools.length;
+    const weights = frequencies.map((df, f) => FIELD_WEIGHTS[FIELDS[f]!] * Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+    for (const entry of list) {
+      const doc = (entry / PER_TOOL) | 0;
+      const f = ((entry % PER_TOOL) / PER_FIELD) | 0;
+      const count = entry % PER_FIELD;
+      const norm = 1 - B + (B * this.lengths[doc * FIELDS.length + f]!) / this.averages[f]!;
+      scores.set(doc, (scores.get(doc) ?? 0) + weights[f]! * ((count * (K1 + 1)) / (count + K1 * norm)));
+    }
+    return scores;
+  }
+}

@@ -1,0 +1,100 @@
+// Words for tool search: API text (names in camelCase, snake_case and kebab-case, paths, prose) and a user's request
+// are cut into the same lower-case stems, so "repositories", "repo" and "listForRepo" meet. Deliberately light:
+// a few suffix rules rather than a full stemmer, which would also merge words an API keeps apart.
+
+import { PHRASES, RELATED, SAME, STOP } from "./vocabulary.js";
+
+/** The words of `text`, split at case changes, digits and punctuation, lower-cased. */
+export function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+}
+
+/** A word as matched: by its stem, and a little more by the word as written ("branches" in "List branches"). */
+export interface Term {
+  stem: string;
+  /** The written form, marked so that it never equals a stem. */
+  surface: string;
+}
+
+function term(word: string): Term {
+  const same = SAME.get(word) ?? word;
+  return { stem: stem(same), surface: `=${same}` };
+}
+
+/** The terms of `text` that carry meaning: no stop words, no bare numbers. */
+export function terms(text: string): Term[] {
+  return words(text)
+    .filter((word) => !STOP.has(word) && !/^\d+$/.test(word))
+    .map(term);
+}
+
+/**
+ * The query without the values in it, which are arguments rather than what to do: quoted text, `owner/name` and
+ * file paths, `#42`, versions.
+ */
+function withoutValues(query: string): string {
+  return query
+    .replace(/(["'`])[^"'`]*\1/g, " ")
+    .replace(/\S+\/\S+/g, " ")
+    .replace(/#\d+|\bv?\d+(?:\.\d+)+\b/g, " ");
+}
+
+/** Whether a query asks something ("what…", "how many…", "did…?"): then it wants to read, not to change. */
+export function isQuestion(query: string): boolean {
+  return /^\s*(?:what|what's|which|who|whose|how|when|where|why|did|does|do|is|are|was|were|has|have|can)\b/i.test(query) || /\?\s*$/.test(query);
+}
+
+/** One word of a query: its term (none for a stop word), and the terms of words it implies. */
+export interface QueryWord {
+  term?: Term;
+  related: Term[];
+}
+
+/** The query's words, each once; a stop word only for the words it implies ("all" → list, "my" → authenticated). */
+export function queryWords(query: string): QueryWord[] {
+  let text = withoutValues(query).toLowerCase();
+  for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
+  const found: QueryWord[] = [];
+  const seen = new Set<string>();
+  for (const word of words(text)) {
+    if (/^\d+$/.test(word)) continue;
+    const own = term(word);
+    if (seen.has(own.stem)) continue;
+    seen.add(own.stem);
+    const related = (RELATED.get(word) ?? RELATED.get(own.stem) ?? []).map(term).filter((r) => r.stem !== own.stem);
+    if (!STOP.has(word)) found.push({ term: own, related });
+    else if (related.length > 0) found.push({ related });
+  }
+  // A word the query says outright is not also counted as implied ("bug" implies issue in "bug label on an issue").
+  const said = new Set(found.map((word) => word.term?.stem));
+  return found.map((word) => ({ ...word, related: word.related.filter((r) => !said.has(r.stem)) })).filter((word) => word.term || word.related.length > 0);
+}
+
+/** A light stem: plurals, -ing, -ed, -ation and a final -e go, so "creates", "creating" and "created" meet "create". */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(?:ss|sh|ch|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  for (const suffix of ["ing", "ed"]) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      w = w.slice(0, -suffix.length);
+      // "starred" → "star", "running" → "run" (but "call", "pass" keep their double letter).
+      if (/([b-df-hj-kmnp-tv-z])\1$/.test(w) && !/(?:ll|ss|ff|zz)$/.test(w)) w = w.slice(0, -1);
+      break;
+    }
+  }
+  if (w.endsWith("ation") && w.length > 7) w = w.slice(0, -5);
+  // "protection" meets "protect", "reaction" "react" (but "action" stays).
+  else if (/[ts]ion$/.test(w) && w.length >= 7) w = w.slice(0, -3);
+  // Who does it meets what is done: "contributor" and "contributed", "watcher" and "watch".
+  else if (/(?:er|or)$/.test(w) && w.length >= 7) w = w.slice(0, -2);
+  if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
