@@ -448,15 +448,16 @@ describe("10,000 rapid calls against a rate limit", () => {
     expect(admitted.length).toBeLessThanOrEqual(SOURCE.requests * Math.ceil(elapsed / SOURCE.windowMs + 1));
     for (const result of refused) expect(textOf(result)).toMatch(/rate limit .* is reached\. Try again in \d+ (ms|s)\./);
 
-    // Every sliding window: any N+1 consecutive requests span at least W. Handed to the HTTP client: exactly (1 ms
-    // for timer rounding); arriving at the upstream: within 25 ms of loopback jitter, which no client controls.
+    // Every sliding window: any N+1 consecutive requests span at least W. Handed to the HTTP client: within 5 ms (a
+    // request is admitted, then reaches the client a few awaits later, and on a busy machine those steps take
+    // longer for one request than for another); arriving at the upstream: within 25 ms of loopback jitter too.
     const widest = (times: number[], n: number): number => {
       let shortest = Number.POSITIVE_INFINITY;
       for (let i = 0; i + n < times.length; i++) shortest = Math.min(shortest, times[i + n]! - times[i]!);
       return shortest;
     };
     for (const [times, slack] of [
-      [sent, 1],
+      [sent, 5],
       [[...arrivals].sort((a, b) => a - b), 25],
     ] as const) {
       expect(widest(times, TOOL.requests)).toBeGreaterThanOrEqual(TOOL.windowMs - slack);
