@@ -19,7 +19,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { median, printMachine } from "./report.mjs";
+import { median, printMachine, recordSummary } from "./report.mjs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -234,6 +234,7 @@ const header = ["measure", "direct (undici)", "ours (tools/call, stdio)", "ours/
 const table = [header];
 for (const [label, key, format, target, met] of rows) {
   const ratio = pick("ours", key) / pick("direct", key);
+  if (target) recordSummary({ bench: "call", measure: `${label} (ours / direct undici)`, value: `${ratio.toFixed(2)}×`, floor: `MCP floor ${(pick("mcp", key) / pick("direct", key)).toFixed(2)}×`, target, met: met(ratio) });
   table.push([
     label,
     format(pick("direct", key)),

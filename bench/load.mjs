@@ -6,7 +6,7 @@
 // Options: --runs N  runs per spec instead of the defaults below (quick tries).
 
 import { execFileSync } from "node:child_process";
-import { median, printMachine } from "./report.mjs";
+import { median, printMachine, recordSummary } from "./report.mjs";
 import { parseArgs } from "node:util";
 import { DIRECTORY, GITHUB_SPEC } from "./corpus-check.mjs";
 
@@ -97,6 +97,8 @@ for (const row of rows) {
     continue;
   }
   const met = [row.loadMs <= spec.target.ms ? "time" : "", row.loadMB <= spec.target.mb ? "memory" : ""];
+  recordSummary({ bench: "load", measure: `${spec.name}: load time`, value: `${Math.round(row.loadMs)} ms`, floor: `${Math.round(row.floorMs)} ms (${(row.loadMs / row.floorMs).toFixed(2)}×)`, target: `≤ ${spec.target.ms} ms`, met: Boolean(met[0]) });
+  recordSummary({ bench: "load", measure: `${spec.name}: peak RSS`, value: `${Math.round(row.loadMB)} MB`, floor: `${Math.round(row.floorMB)} MB (${(row.loadMB / row.floorMB).toFixed(2)}×)`, target: `≤ ${spec.target.mb} MB`, met: Boolean(met[1]) });
   table.push([
     spec.name,
     `${row.ops}/${row.tools}`,

@@ -1,5 +1,6 @@
 // What every benchmark prints and computes alike: the machine it ran on, and medians over rounds.
 
+import { appendFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 
 export function median(values) {
@@ -17,4 +18,14 @@ export function printMachine() {
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
+}
+
+/**
+ * One line of the overall table `npm run bench` prints at the end (bench/all.mjs): appended as JSON to the file
+ * named by $BENCH_SUMMARY, when there is one. `value` as shown; `met` true, false or undefined (no target).
+ */
+export function recordSummary({ bench, measure, value, floor = "", target = "", met }) {
+  const file = process.env.BENCH_SUMMARY;
+  if (!file) return;
+  appendFileSync(file, `${JSON.stringify({ bench, measure, value, floor, target, met })}\n`);
 }

@@ -13,6 +13,7 @@ import { DynamicProvider } from "../dist/runtime/dynamic.js";
 import { startEngine } from "../dist/runtime/start.js";
 import { ToolSearch } from "../dist/runtime/search.js";
 import { evaluate, readTasks, TARGETS } from "./search-eval.mjs";
+import { recordSummary } from "./report.mjs";
 
 const { values: options } = parseArgs({ options: { all: { type: "boolean", default: false } } });
 const { spec, tasks } = readTasks();
@@ -37,6 +38,9 @@ console.log(`GitHub: ${catalog.tools.length} tools, ${report.total} tasks; index
 console.log(`top-1: ${percent(report.top1)} (target ≥ ${percent(TARGETS.top1)}: ${verdict(report.top1, TARGETS.top1)})`);
 console.log(`top-5: ${percent(report.top5)} (target ≥ ${percent(TARGETS.top5)}: ${verdict(report.top5, TARGETS.top5)})`);
 console.log(`dynamic mode tools/list: ${bytes} bytes ≈ ${approximateTokens(bytes)} tokens (target ≤ 250)`);
+recordSummary({ bench: "search", measure: `GitHub, ${report.total} tasks: top-1`, value: percent(report.top1), target: `≥ ${percent(TARGETS.top1)}`, met: report.top1 >= TARGETS.top1 });
+recordSummary({ bench: "search", measure: `GitHub, ${report.total} tasks: top-5`, value: percent(report.top5), target: `≥ ${percent(TARGETS.top5)}`, met: report.top5 >= TARGETS.top5 });
+recordSummary({ bench: "search", measure: "dynamic mode tools/list (GitHub)", value: `${approximateTokens(bytes)} tokens`, target: "≤ 250", met: approximateTokens(bytes) <= 250 });
 const shown = options.all ? report.results : report.misses;
 if (shown.length > 0) console.log(`\n${options.all ? "every task" : "not first"} (rank of the expected tool; what came first):`);
 for (const result of shown) {

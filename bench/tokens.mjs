@@ -9,7 +9,7 @@ import { approximateTokens, loadCatalog, Listing } from "../dist/index.js";
 import { DefinitionIndex, utf8Bytes } from "../dist/catalog/schema/closure.js";
 import { contextBudget } from "../dist/inspect/budget.js";
 import { DIRECTORY, GITHUB_SPEC } from "./corpus-check.mjs";
-import { median } from "./report.mjs";
+import { median, recordSummary } from "./report.mjs";
 
 // The issue's figures for the two leading peers' tools/list on GitHub's spec (1,223 tools).
 const PEERS = [425_000, 501_000];
@@ -83,4 +83,5 @@ console.log();
 console.log(
   `GitHub, ${n(github.tools)} tools: ${n(github.tokens)} tokens as served (output schemas included), ${n(github.inputOnly)} without output schemas, ${n(github.before)} before compaction; the issue's peers: ~${PEERS.map((p) => `${n(p / 1000)}k`).join(" and ")}.`,
 );
+recordSummary({ bench: "tokens", measure: `GitHub tools/list, ${n(github.tools)} tools (tools mode)`, value: `${n(github.tokens)} tokens`, floor: `${n(github.inputOnly)} without output schemas`, target: `peers ~${PEERS.map((p) => `${n(p / 1000)}k`).join(", ~")}` });
 console.log(`Over the ${n(github.budget.threshold)}-token budget, serve and inspect advise: ${github.budget.advice ?? "(nothing: within the budget)"}`);
