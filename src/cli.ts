@@ -275,7 +275,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new UserError({ code: "E_CATALOG", message: `${source}: not generating: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source` });
     }
     const { generateProject } = await import("./generate/index.js");
-    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(flags.force ? { force: true } : {}) });
+    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
     const changed = [...report.created.map((p) => `  + ${p}`), ...report.updated.map((p) => `  ~ ${p}`), ...report.deleted.map((p) => `  - ${p}`)];
     out(`${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`);
     if (changed.length > 0) out(`${changed.join("\n")}\n`);

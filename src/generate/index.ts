@@ -9,11 +9,32 @@ export type { GeneratedFile } from "./render.js";
 export type { WriteReport } from "./write.js";
 export { renderProject } from "./render.js";
 
-export function generateProject({ catalog, out, name, force, generator }: { catalog: Catalog; out: string; name?: string; force?: boolean; generator: string }): {
+/** Catalogs this large take a while to render and write: the steps are narrated through `progress`. */
+const NARRATED_TOOLS = 1_000;
+
+export function generateProject({
+  catalog,
+  out,
+  name,
+  force,
+  generator,
+  progress,
+}: {
+  catalog: Catalog;
+  out: string;
+  name?: string;
+  force?: boolean;
+  generator: string;
+  progress?: (line: string) => void;
+}): {
   files: GeneratedFile[];
   report: WriteReport;
 } {
+  const narrate = catalog.tools.length >= NARRATED_TOOLS ? progress : undefined;
+  narrate?.(`rendering a project for ${catalog.tools.length.toLocaleString("en-US")} tools…`);
   const files = renderProject({ catalog, ...(name ? { name } : {}) });
+  const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.content), 0);
+  narrate?.(`writing ${files.length} files (${(bytes / 2 ** 20).toFixed(1)} MB) to ${out}…`);
   const report = writeProject({ out, files, generator, ...(force ? { force: true } : {}) });
   return { files, report };
 }

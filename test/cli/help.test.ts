@@ -1,6 +1,9 @@
 // First contact: `--help` of the program and of every command ends with examples, and the first example of each
 // read-only command runs as printed; loading a large document says what it is doing on stderr.
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GITHUB_SPEC } from "../../bench/corpus-check.mjs";
 import { runCli } from "../support/cli.js";
@@ -40,5 +43,13 @@ describe("progress on stderr", () => {
     expect(large.stderr).toMatch(/MB read, parsing…\n.*building tools for 1,\d{3} operations…\n.*tools built in \d+\.\d s/);
     const small = await runCli(["inspect", "examples/petstore.openapi.yaml"]);
     expect(small.stderr).toBe("");
+  });
+
+  it("narrates generating a project for a large API", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "narrated-")), "github-mcp");
+    const { code, stderr } = await runCli(["generate", GITHUB_SPEC, "--out", out]);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/rendering a project for 1,\d{3} tools…\n.*writing \d+ files \(\d+\.\d MB\) to .*github-mcp…/);
+    rmSync(out, { recursive: true, force: true });
   });
 });
