@@ -136,6 +136,22 @@ export function describeSource(source: ValueSource): string {
 }
 
 /** Every environment variable a credential reads. */
+/** A scheme in a few words, for people: `API key in header X-API-Key`, `bearer token`, … */
+export function describeCredential(credential: CredentialScheme): string {
+  switch (credential.type) {
+    case "apiKey":
+      return `API key in ${credential.in} ${credential.parameter}`;
+    case "bearer":
+      return "bearer token";
+    case "basic":
+      return "HTTP basic";
+    case "oauth2":
+      return `OAuth 2.0 client credentials at ${credential.tokenUrl}`;
+    case "unsupported":
+      return `not supported: ${credential.reason}`;
+  }
+}
+
 export function credentialVariables(credential: CredentialScheme): string[] {
   const sources: ValueSource[] = [];
   switch (credential.type) {

@@ -6,8 +6,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
-import { credentialVariables } from "../catalog/security.js";
-import type { Catalog, CredentialScheme } from "../catalog/types.js";
+import { credentialVariables, describeCredential } from "../catalog/security.js";
+import type { Catalog } from "../catalog/types.js";
 import { cellCodeSpan, codeSpan, json, markdown, packageName as toPackageName, tsString } from "./escape.js";
 import { runtimeSources } from "./sources.js";
 import { renderTypes } from "./typescript.js";
@@ -59,20 +59,6 @@ function versions(names: string[], pkg: Record<string, Record<string, string>>):
   return Object.fromEntries(names.map((name) => [name, all[name] ?? "*"]));
 }
 
-function describeCredential(credential: CredentialScheme): string {
-  switch (credential.type) {
-    case "apiKey":
-      return `API key in ${credential.in} ${credential.parameter}`;
-    case "bearer":
-      return "bearer token";
-    case "basic":
-      return "HTTP basic";
-    case "oauth2":
-      return `OAuth 2.0 client credentials at ${credential.tokenUrl}`;
-    case "unsupported":
-      return `not supported: ${credential.reason}`;
-  }
-}
 
 /**
  * Local source paths as they read from the sources' common directory (`petstore.yaml`, `apis/cars.yaml`): the

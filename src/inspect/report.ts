@@ -2,7 +2,7 @@
 // whole tools/list size, the credentials it needs, and the diagnostics. Plain data; the CLI renders it.
 
 import { approximateTokens, Listing } from "../catalog/listing.js";
-import { credentialVariables } from "../catalog/security.js";
+import { credentialVariables, describeCredential } from "../catalog/security.js";
 import type { Catalog, CredentialScheme, Diagnostic, SideEffect, SourceInfo } from "../catalog/types.js";
 import { type Budget, contextBudget } from "./budget.js";
 
@@ -85,17 +85,3 @@ export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outp
   };
 }
 
-function describeCredential(credential: CredentialScheme): string {
-  switch (credential.type) {
-    case "apiKey":
-      return `API key in ${credential.in} ${credential.parameter}`;
-    case "bearer":
-      return "bearer token";
-    case "basic":
-      return "HTTP basic";
-    case "oauth2":
-      return `OAuth 2.0 client credentials at ${credential.tokenUrl}`;
-    case "unsupported":
-      return `unsupported: ${credential.reason}`;
-  }
-}
