@@ -4,7 +4,7 @@ import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiMediaType, ApiO
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
-import { excludedBy, isPathKey, readMcpExtension } from "./x-mcp.js";
+import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
 const LOCATIONS = new Set<string>(["path", "query", "header", "cookie"]);
 
@@ -35,14 +35,9 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
         n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
         continue;
       }
-      const mcp = readMcpExtension({ n, owner: operation, pointer, level: "operation" });
-      const excludedAt = excludedBy([mcp, pathMcp, documentMcp]);
+      const { mcp, left } = readOperationMcp({ n, operation, where: { pointer, method, path }, above: [pathMcp, documentMcp], excluded });
+      if (left) continue;
       const operationId = text(operation.operationId);
-      if (excludedAt !== undefined) {
-        // Left out by the spec's author: not normalized, so its other problems are not reported either.
-        excluded.push({ pointer, method, path, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
-        continue;
-      }
       const summary = text(operation.summary);
       const description = text(operation.description);
       const requestBody = operation.requestBody === undefined ? undefined : body(n, operation.requestBody, `${pointer}/requestBody`);

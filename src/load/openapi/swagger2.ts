@@ -8,7 +8,7 @@ import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
 import { merge } from "./openapi3.js";
 import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
-import { excludedBy, isPathKey, readMcpExtension } from "./x-mcp.js";
+import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
 // `collectionFormat` → [style, explode]; csv is the default for arrays.
 const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
@@ -47,14 +47,9 @@ export function normalizeSwagger2({ root, file, location }: { root: Record<strin
         n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
         continue;
       }
-      const mcp = readMcpExtension({ n, owner: operation, pointer, level: "operation" });
-      const excludedAt = excludedBy([mcp, pathMcp, documentMcp]);
+      const { mcp, left } = readOperationMcp({ n, operation, where: { pointer, method, path }, above: [pathMcp, documentMcp], excluded });
+      if (left) continue;
       const operationId = text(operation.operationId);
-      if (excludedAt !== undefined) {
-        // Left out by the spec's author: not normalized, so its other problems are not reported either.
-        excluded.push({ pointer, method, path, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
-        continue;
-      }
       const consumes = stringList(operation.consumes).length > 0 ? stringList(operation.consumes) : consumesAll.length > 0 ? consumesAll : ["application/json"];
       const produces = stringList(operation.produces).length > 0 ? stringList(operation.produces) : producesAll.length > 0 ? producesAll : ["application/json"];
       const all = mergeRaw(pathParameters, rawParameters(n, operation.parameters, `${pointer}/parameters`));

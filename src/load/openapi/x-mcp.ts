@@ -4,11 +4,11 @@
 // `x-mcp: true` on a few operations serves only those. Name, title, description, class, annotations and approval
 // belong to one operation. A value of the wrong shape is an error naming its pointer, and is ignored.
 
-import type { ApiAnnotationOverrides, ApiToolOverrides } from "../../catalog/document.js";
+import type { ApiAnnotationOverrides, ApiExcludedOperation, ApiToolOverrides } from "../../catalog/document.js";
 import { TOOL_NAME_PATTERN } from "../../catalog/naming.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { SideEffect } from "../../catalog/types.js";
-import type { Normalizer } from "./normalizer.js";
+import { type Normalizer, stringList, text } from "./normalizer.js";
 
 export type McpLevel = "document" | "path" | "operation";
 
@@ -72,6 +72,31 @@ export function isPathKey({ n, key }: { n: Normalizer; key: string }): boolean {
   if (!key.startsWith("x-")) return true;
   if (key === "x-mcp") n.warn("x-mcp-misplaced", "/paths/x-mcp", "x-mcp is read on the document, a path item or an operation, not on the paths object; ignored");
   return false;
+}
+
+/**
+ * An operation's own `x-mcp`, read alike by both normalizers. When it or a level above leaves the operation out, the
+ * operation goes into `excluded` and `left` is true: it is not normalized, so its other problems go unreported.
+ */
+export function readOperationMcp({
+  n,
+  operation,
+  where,
+  above,
+  excluded,
+}: {
+  n: Normalizer;
+  operation: Record<string, unknown>;
+  where: Pick<ApiExcludedOperation, "pointer" | "method" | "path">;
+  above: Array<McpExtension | undefined>;
+  excluded: ApiExcludedOperation[];
+}): { mcp: McpExtension | undefined; left: boolean } {
+  const mcp = readMcpExtension({ n, owner: operation, pointer: where.pointer, level: "operation" });
+  const excludedAt = excludedBy([mcp, ...above]);
+  if (excludedAt === undefined) return { mcp, left: false };
+  const operationId = text(operation.operationId);
+  excluded.push({ ...where, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
+  return { mcp, left: true };
 }
 
 /** The pointer of the `x-mcp` that leaves the operation out: the nearest level (operation first) that says. */
