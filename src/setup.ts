@@ -10,29 +10,16 @@ import { loadCatalog } from "./load/index.js";
 import { credentialEnvironment, readSettings, type Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
-import type { TokenSource } from "./runtime/oauth.js";
-import type { DenyMode } from "./runtime/policy.js";
-import { defined, startEngine } from "./runtime/start.js";
-import type { OutputValidation } from "./runtime/types.js";
+import { defined, type StartOptions, startEngine } from "./runtime/start.js";
 
-export interface EngineSetupOptions extends LoadOptions {
+/** The engine's own start options (policies apply after the settings file's), plus the settings file. */
+export interface EngineSetupOptions
+  extends LoadOptions,
+    Pick<StartOptions, "timeoutMs" | "maxResponseBytes" | "outputValidation" | "policies" | "deniedTools" | "approvalTimeoutMs" | "auditLog" | "onlyTools" | "tokens"> {
   /** A settings file (`--config`). */
   config?: string;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  outputValidation?: OutputValidation;
-  /** `<target>=<allow|approve|deny>` entries, applied after the settings file's. */
-  policies?: string[];
-  deniedTools?: DenyMode;
-  approvalTimeoutMs?: number;
-  /** A file for JSON lines, or "-" for stderr. */
-  auditLog?: string;
   env?: Environment;
   log?: (line: string) => void;
-  /** Check only what these tools need (`call`); every tool by default. */
-  onlyTools?: string[];
-  /** Where OAuth tokens come from (a dry run passes one that fetches nothing). */
-  tokens?: TokenSource;
 }
 
 export interface EngineSetup {
