@@ -13,11 +13,11 @@
 // Each spec runs in a worker process, so a spec that crashes the loader, exhausts memory or hangs is recorded and
 // the run goes on with a fresh worker.
 
-import { fork } from "node:child_process";
 import { statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { directorySpecs, GITHUB_SPEC } from "./corpus-check.mjs";
+import { elapsedSince, runPool } from "./pool.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -36,25 +36,27 @@ const specs = [
   ...directorySpecs(),
   { name: "@octokit/openapi api.github.com.json", file: GITHUB_SPEC, bytes: statSync(GITHUB_SPEC).size },
 ].filter((spec) => spec.name.includes(args.filter));
-// Largest first, so the long ones (graph-beta) overlap with the many small ones instead of ending the run alone.
-const queue = [...specs].sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
-const results = new Map();
 const started = performance.now();
-const WORKER = new URL("./corpus-worker.mjs", import.meta.url);
-
-function elapsed() {
-  const s = Math.round((performance.now() - started) / 1000);
-  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-}
+let finished = 0;
+const results = await runPool({
+  worker: new URL("./corpus-worker.mjs", import.meta.url),
+  specs,
+  jobs,
+  timeoutMs,
+  message: () => ({ maxTools }),
+  onResult: (spec, result, done) => {
+    finished = done;
+    progress(spec, result);
+  },
+});
 
 function progress(spec, result) {
-  const done = results.size;
   const slow = (result.loadMs ?? 0) + (result.checkMs ?? 0) > 5000;
   const bad = result.outcome === "crash" || result.outcome === "timeout" || hasProblems(result);
-  if (slow || bad || done % 100 === 0 || done === specs.length) {
+  if (slow || bad || finished % 100 === 0 || finished === specs.length) {
     const what = `${result.outcome}${result.code ? ` ${result.code}` : ""}`;
     const ms = Math.round((result.loadMs ?? 0) + (result.checkMs ?? 0));
-    process.stderr.write(`[${done}/${specs.length} ${elapsed()}] ${spec.name}: ${what}, ${ms} ms\n`);
+    process.stderr.write(`[${finished}/${specs.length} ${elapsedSince(started)}] ${spec.name}: ${what}, ${ms} ms\n`);
   }
 }
 
@@ -62,64 +64,6 @@ function hasProblems(result) {
   return result.problems !== undefined && Object.values(result.problems).some((p) => p.count > 0);
 }
 
-/** One worker: takes specs off the queue until it is empty, replacing its process when one dies or hangs. */
-async function runWorker() {
-  let child;
-  let stderrTail = "";
-  const start = () =>
-    new Promise((resolve, reject) => {
-      // Headroom for checking graph-beta (46 MB, 22k tools) in one process; otherwise Node's defaults, so a stack
-      // overflow here is one a user would hit too.
-      child = fork(WORKER, [], { execArgv: ["--max-old-space-size=8192"], silent: true });
-      stderrTail = "";
-      child.stdout.resume();
-      child.stderr.on("data", (chunk) => {
-        stderrTail = (stderrTail + chunk).slice(-2000);
-      });
-      child.once("message", () => {
-        child.removeAllListeners("exit");
-        resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`corpus worker failed to start (exit ${code}): ${stderrTail}`)));
-    });
-  await start();
-  while (queue.length > 0) {
-    const spec = queue.shift();
-    const result = await new Promise((resolve) => {
-      const t0 = performance.now();
-      const timer = setTimeout(() => {
-        child.removeAllListeners("close");
-        child.kill("SIGKILL");
-        resolve({ outcome: "timeout", message: `no result after ${args.timeout} s`, loadMs: performance.now() - t0 });
-      }, timeoutMs);
-      child.once("message", (message) => {
-        clearTimeout(timer);
-        child.removeAllListeners("close");
-        resolve(message.result);
-      });
-      // "close", not "exit": by then the dying worker's stderr (an out-of-memory report, say) has all arrived.
-      child.once("close", (code, signal) => {
-        clearTimeout(timer);
-        child.removeAllListeners("message");
-        const why = signal ? `signal ${signal}` : `exit code ${code}`;
-        resolve({
-          outcome: "crash",
-          message: `worker died (${why}): ${stderrTail.trim().split("\n").slice(-3).join(" | ")}`,
-          loadMs: performance.now() - t0,
-        });
-      });
-      child.send({ file: spec.file, maxTools });
-    });
-    results.set(spec.name, result);
-    progress(spec, result);
-    if ((result.outcome === "crash" && result.message.startsWith("worker died")) || result.outcome === "timeout") {
-      await start();
-    }
-  }
-  child.kill();
-}
-
-await Promise.all(Array.from({ length: Math.min(jobs, specs.length) }, runWorker));
 const totalMs = performance.now() - started;
 
 // ---- Report -------------------------------------------------------------------------------------------------
