@@ -2,7 +2,8 @@
 // credentials the engine injects upstream. Two modes:
 //  - static: bearer tokens listed in an environment variable, compared in constant time;
 //  - oauth: an OAuth 2.0 protected resource (MCP authorization, RFC 9728 metadata, RFC 6750 challenges): JWT access
-//    tokens verified against the issuer's JWKS (see issuer-keys.ts), bound to this resource by their audience.
+//    tokens verified against the issuer's JWKS (see issuer-keys.ts), bound to this resource by their audience, each
+//    naming its caller by `sub` (or a configured claim).
 // The caller's token is used here and nowhere else: once accepted it is removed from the request, so neither the SDK's
 // request info nor a tool call can see it, and nothing is ever derived from caller-supplied tenant or org headers.
 
@@ -42,8 +43,13 @@ export interface OAuthResourceAuthConfig {
   scopesSupported?: string[];
   /** Accepted signature algorithms, asymmetric only. Default: RS, PS, ES families and EdDSA. */
   algorithms?: string[];
-  /** Leeway for `exp` and `nbf` (seconds). Default 30. */
+  /** Leeway for `exp`, `nbf` and a future `iat` (seconds). Default 30. */
   clockToleranceSeconds?: number;
+  /**
+   * The claim that names the caller; a token without it (a non-empty string) is refused. Default `sub`, which RFC
+   * 9068 requires; `client_id` or `azp` for an issuer whose client-credentials tokens carry no `sub`.
+   */
+  principalClaim?: string;
   /** `resource_name` in the metadata. */
   resourceName?: string;
   /** Permit http:// issuer, JWKS and resource URLs on non-loopback hosts (loopback is always allowed). */
@@ -110,6 +116,8 @@ const ASYMMETRIC_ALGORITHMS = [
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 /** What follows `Bearer ` in a well-formed header: visible ASCII, no spaces (RFC 6750 b64token, leniently). */
 const TOKEN_CHARS = /^[\x21-\x7e]+$/;
+/** Claims every token shares with others of its issuer or audience: naming the caller by one would merge callers. */
+const SHARED_CLAIMS = new Set(["iss", "aud", "exp", "nbf", "iat", "scope", "scp", "typ"]);
 /** jose error codes that mean the token is bad; the others (timeouts, an unusable JWKS) mean we cannot tell. */
 const TOKEN_ERROR_CODES = new Set([
   "ERR_JWT_EXPIRED",
@@ -285,6 +293,7 @@ class OAuthResourceAuth implements EndpointAuth {
   private readonly requiredScopes: string[];
   private readonly algorithms: string[];
   private readonly clockTolerance: number;
+  private readonly principalClaim: string;
   private readonly metadataUrl: string;
   private readonly metadataPaths: Set<string>;
   private readonly metadata: string;
@@ -326,6 +335,13 @@ class OAuthResourceAuth implements EndpointAuth {
     this.clockTolerance = config.clockToleranceSeconds ?? 30;
     if (!(this.clockTolerance >= 0 && this.clockTolerance <= 300)) {
       throw configError("Endpoint auth: clockToleranceSeconds must be between 0 and 300");
+    }
+    this.principalClaim = config.principalClaim ?? "sub";
+    if (!SCOPE_TOKEN.test(this.principalClaim) || SHARED_CLAIMS.has(this.principalClaim)) {
+      throw configError(
+        `Endpoint auth: principalClaim must name a claim that identifies the caller (sub, client_id, azp, …), ` +
+          `not ${JSON.stringify(this.principalClaim)}`,
+      );
     }
     this.keys = new IssuerKeys({
       allowInsecureHttp,
@@ -432,7 +448,7 @@ class OAuthResourceAuth implements EndpointAuth {
         audience: this.audience,
         algorithms: this.algorithms,
         clockTolerance: this.clockTolerance,
-        requiredClaims: ["exp"],
+        requiredClaims: ["exp", this.principalClaim],
       }));
     } catch (error) {
       if (error instanceof errors.JOSEError && TOKEN_ERROR_CODES.has(error.code)) {
@@ -445,6 +461,17 @@ class OAuthResourceAuth implements EndpointAuth {
         message: "Service Unavailable: cannot verify access tokens right now",
         reason: `cannot verify tokens from ${issuer}: ${detail}`,
       });
+    }
+
+    // jose checks `iat` only together with a maximum token age; a token issued in the future is refused all the same.
+    if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + this.clockTolerance) {
+      return invalid("The token was issued in the future (iat)", "iat in the future");
+    }
+    // Every caller has a name of its own: two tokens without one must never become the same principal.
+    const named = payload[this.principalClaim];
+    if (typeof named !== "string" || named === "") {
+      const claim = this.principalClaim;
+      return invalid(`The token's ${claim} claim does not name its holder`, `${claim} is not a non-empty string`);
     }
 
     const scopes = grantedScopes(payload);
@@ -473,7 +500,7 @@ class OAuthResourceAuth implements EndpointAuth {
     return {
       ok: true,
       principal: {
-        key: JSON.stringify([issuer, subject ?? null, clientId ?? null]),
+        key: JSON.stringify([issuer, this.principalClaim, named, clientId ?? null]),
         issuer,
         ...(subject !== undefined ? { subject } : {}),
         ...(clientId !== undefined ? { clientId } : {}),
@@ -490,6 +517,7 @@ function describeTokenError(error: InstanceType<typeof errors.JOSEError>): strin
     if (error.claim === "aud") return "The token was not issued for this resource";
     if (error.claim === "iss") return "The token was not issued by an accepted authorization server";
     if (error.claim === "nbf") return "The token is not valid yet";
+    if (error.reason === "missing") return `The token has no ${error.claim} claim`;
     return `The token's ${error.claim} claim is not valid`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {

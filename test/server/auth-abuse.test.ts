@@ -1,11 +1,12 @@
 // Endpoint auth against what an attack run did to it: forged tokens carrying only the right `iss` while the issuer's
-// JWKS endpoint fails (finding 6: 500 requests made 500 JWKS fetches), and tokens with unknown key ids.
+// JWKS endpoint fails (finding 6: 500 requests made 500 JWKS fetches), tokens with unknown key ids, and tokens that
+// name nobody (finding 7: two tokens without `sub` shared one identity, so one could use the other's session).
 
 import { generateKeyPair } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { HttpHandle } from "../../src/server/http.js";
-import { forge, type JwksBehaviour, oauth, post, serve, startAuthServer } from "./auth-support.js";
-import type { RawResponse } from "./http-support.js";
+import { challenge, connect, forge, type JwksBehaviour, oauth, post, serve, startAuthServer } from "./auth-support.js";
+import { mcpHeaders, type RawResponse, raw } from "./http-support.js";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -86,5 +87,62 @@ describe("tokens with unknown key ids", () => {
     expect(as.hits["/jwks"]).toBe(2);
     // The cached keys still verify the issuer's own tokens.
     expect((await post(handle, `Bearer ${await as.sign()}`)).status).toBe(200);
+  });
+});
+
+describe("who a token names", () => {
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ["no sub", { sub: undefined }, /The token has no sub claim/],
+    ["an empty sub", { sub: "" }, /sub claim does not name its holder/],
+    ["a sub that is not a string", { sub: 42 }, /sub claim does not name its holder/],
+  ])("refuses a token with %s (RFC 9068 requires it) with 401 invalid_token", async (_, claims, description) => {
+    const as = await startAuthServer();
+    const { handle } = await serve(oauth(as));
+    const res = await post(handle, `Bearer ${await as.sign(claims)}`);
+    expect(res.status).toBe(401);
+    const params = challenge(res.headers["www-authenticate"]);
+    expect(params.error).toBe("invalid_token");
+    expect(params.error_description).toMatch(description);
+  });
+
+  it("never lets two tokens without sub share one identity: neither opens or uses a session", async () => {
+    const as = await startAuthServer();
+    const { handle } = await serve(oauth(as));
+    const alice = await as.sign({ sub: undefined, client_id: undefined, name: "alice" });
+    const bob = await as.sign({ sub: undefined, client_id: undefined, name: "bob" });
+    const opened = await post(handle, `Bearer ${alice}`);
+    expect(opened.status).toBe(401);
+    const session = {
+      "mcp-session-id": String(opened.headers["mcp-session-id"]),
+      "mcp-protocol-version": "2025-06-18",
+    };
+    const used = await raw({
+      port: handle.port,
+      headers: mcpHeaders(handle.port, { ...session, authorization: `Bearer ${bob}` }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(used.status).toBe(401);
+  });
+
+  it("with principalClaim client_id, names callers by it: each client its own sessions, none without it", async () => {
+    const as = await startAuthServer();
+    const { handle } = await serve(oauth(as, { principalClaim: "client_id" }));
+    const { client, transport } = await connect(handle.url, await as.sign({ sub: undefined, client_id: "app-a" }));
+    expect((await client.listTools()).tools).toHaveLength(2);
+    const list = async (claims: Record<string, unknown>) =>
+      raw({
+        port: handle.port,
+        headers: mcpHeaders(handle.port, {
+          "mcp-session-id": transport.sessionId!,
+          "mcp-protocol-version": "2025-06-18",
+          authorization: `Bearer ${await as.sign({ sub: undefined, ...claims })}`,
+        }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }),
+      });
+    expect((await list({ client_id: "app-a" })).status).toBe(200);
+    expect((await list({ client_id: "app-b" })).status).toBe(404);
+    const nameless = await list({ client_id: undefined });
+    expect(nameless.status).toBe(401);
+    expect(challenge(nameless.headers["www-authenticate"]).error_description).toMatch(/client_id/);
   });
 });

@@ -317,6 +317,7 @@ describe("OAuth protected resource", () => {
       /algorithm/,
     ],
     ["a token not valid yet", () => as.sign({ nbf: Math.floor(Date.now() / 1000) + 600 }), /not valid yet/],
+    ["a token issued in the future", () => as.sign({ iat: Math.floor(Date.now() / 1000) + 600 }), /future/],
     ["a token with no expiry", () => as.sign({ exp: undefined }), /exp/],
     ["a token with an unknown key id", () => as.sign({}, { kid: "key-2" }), /signature/],
     ["something that is not a JWT", async () => "not.a.jwt", /not a JWT/],
@@ -339,7 +340,10 @@ describe("OAuth protected resource", () => {
     const now = Math.floor(Date.now() / 1000);
     expect((await post(handle, `Bearer ${await as.sign({ exp: now - 10 })}`)).status).toBe(200);
     expect((await post(handle, `Bearer ${await as.sign({ nbf: now + 10 })}`)).status).toBe(200);
+    expect((await post(handle, `Bearer ${await as.sign({ iat: now + 10 })}`)).status).toBe(200);
     expect((await post(handle, `Bearer ${await as.sign({ exp: now - 60 })}`)).status).toBe(401);
+    expect((await post(handle, `Bearer ${await as.sign({ nbf: now + 60 })}`)).status).toBe(401);
+    expect((await post(handle, `Bearer ${await as.sign({ iat: now + 60 })}`)).status).toBe(401);
   });
 
   it("refuses a token without the required scope with 403 insufficient_scope", async () => {
@@ -461,6 +465,8 @@ describe("OAuth protected resource", () => {
       [{ algorithms: ["none"] }, /none/],
       [{ requiredScopes: ['a"b'] }, /scope/],
       [{ clockToleranceSeconds: 3600 }, /clockTolerance/],
+      [{ principalClaim: "iss" }, /principalClaim must name a claim that identifies the caller/],
+      [{ principalClaim: "" }, /principalClaim/],
     ];
     for (const [change, message] of bad) {
       expect(() => createEndpointAuth({ ...base, ...change })).toThrow(message);
