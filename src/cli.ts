@@ -47,6 +47,7 @@ interface ServeFlags extends RuntimeFlags {
   authJwksUrl?: string;
   authAudience: string[];
   authScope: string[];
+  authPrincipalClaim?: string;
 }
 
 interface CallFlags extends RuntimeFlags {
@@ -73,6 +74,9 @@ function authOptions(flags: ServeFlags): { auth?: AuthConfig } {
   if ((flags.authTokenEnv !== undefined || oauth) && flags.transport !== "http") {
     throw new UserError({ code: "E_OPTION", message: "--auth-* options apply to --transport http (a stdio client is the process that started the server)" });
   }
+  if (flags.authPrincipalClaim !== undefined && !oauth) {
+    throw new UserError({ code: "E_OPTION", message: "--auth-principal-claim applies to OAuth endpoint auth (--auth-resource and --auth-issuer)" });
+  }
   if (flags.authTokenEnv !== undefined) return { auth: { type: "static", tokenEnv: flags.authTokenEnv } };
   if (!oauth) return {};
   if (flags.authResource === undefined || flags.authIssuer.length === 0) {
@@ -86,6 +90,7 @@ function authOptions(flags: ServeFlags): { auth?: AuthConfig } {
       ...(flags.authJwksUrl !== undefined ? { jwksUrl: flags.authJwksUrl } : {}),
       ...(flags.authAudience.length > 0 ? { audience: flags.authAudience } : {}),
       ...(flags.authScope.length > 0 ? { requiredScopes: flags.authScope } : {}),
+      ...(flags.authPrincipalClaim !== undefined ? { principalClaim: flags.authPrincipalClaim } : {}),
     },
   };
 }
@@ -204,7 +209,8 @@ export async function main(argv: string[]): Promise<number> {
         .option("--auth-issuer <url>", "HTTP: authorization server whose access tokens are accepted (repeatable)", collect, [])
         .option("--auth-jwks-url <url>", "HTTP: the issuer's JWKS (default: discovered from the issuer)")
         .option("--auth-audience <aud>", "HTTP: accepted token audience (repeatable; default: the resource)", collect, [])
-        .option("--auth-scope <scope>", "HTTP: scope every token must carry (repeatable)", collect, []),
+        .option("--auth-scope <scope>", "HTTP: scope every token must carry (repeatable)", collect, [])
+        .option("--auth-principal-claim <claim>", "HTTP: the token claim naming the caller (default: sub; e.g. client_id)"),
     ),
   ).action(async (sources: string[], flags: SourceFlags & ServeFlags) => {
     const { serve } = await import("./serve.js");

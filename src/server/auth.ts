@@ -2,15 +2,19 @@
 // credentials the engine injects upstream. Two modes:
 //  - static: bearer tokens listed in an environment variable, compared in constant time;
 //  - oauth: an OAuth 2.0 protected resource (MCP authorization, RFC 9728 metadata, RFC 6750 challenges): JWT access
-//    tokens verified against the issuer's JWKS, bound to this resource by their audience.
+//    tokens verified against the issuer's JWKS (see issuer-keys.ts), bound to this resource by their audience, each
+//    naming its caller by `sub` (or a configured claim).
 // The caller's token is used here and nowhere else: once accepted it is removed from the request, so neither the SDK's
 // request info nor a tool call can see it, and nothing is ever derived from caller-supplied tenant or org headers.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
 import { UserError } from "../catalog/errors.js";
 import { isAllowedScheme } from "../catalog/url.js";
+import { AuthUnavailable, IssuerKeys, RETRY_MS } from "./issuer-keys.js";
+
+export { metadataCandidates } from "./issuer-keys.js";
 
 /** Bearer tokens from an environment variable: `MCP_TOKENS=token-a,token-b`. */
 export interface StaticTokenAuthConfig {
@@ -39,8 +43,13 @@ export interface OAuthResourceAuthConfig {
   scopesSupported?: string[];
   /** Accepted signature algorithms, asymmetric only. Default: RS, PS, ES families and EdDSA. */
   algorithms?: string[];
-  /** Leeway for `exp` and `nbf` (seconds). Default 30. */
+  /** Leeway for `exp`, `nbf` and a future `iat` (seconds). Default 30. */
   clockToleranceSeconds?: number;
+  /**
+   * The claim that names the caller; a token without it (a non-empty string) is refused. Default `sub`, which RFC
+   * 9068 requires; `client_id` or `azp` for an issuer whose client-credentials tokens carry no `sub`.
+   */
+  principalClaim?: string;
   /** `resource_name` in the metadata. */
   resourceName?: string;
   /** Permit http:// issuer, JWKS and resource URLs on non-loopback hosts (loopback is always allowed). */
@@ -107,10 +116,8 @@ const ASYMMETRIC_ALGORITHMS = [
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 /** What follows `Bearer ` in a well-formed header: visible ASCII, no spaces (RFC 6750 b64token, leniently). */
 const TOKEN_CHARS = /^[\x21-\x7e]+$/;
-const DISCOVERY_TIMEOUT_MS = 5_000;
-const DISCOVERY_MAX_BYTES = 1024 * 1024;
-/** After a failed discovery, requests are refused for this long before it is tried again. */
-const DISCOVERY_RETRY_MS = 10_000;
+/** Claims every token shares with others of its issuer or audience: naming the caller by one would merge callers. */
+const SHARED_CLAIMS = new Set(["iss", "aud", "exp", "nbf", "iat", "scope", "scp", "typ"]);
 /** jose error codes that mean the token is bad; the others (timeouts, an unusable JWKS) mean we cannot tell. */
 const TOKEN_ERROR_CODES = new Set([
   "ERR_JWT_EXPIRED",
@@ -279,8 +286,6 @@ function checkedUrl({ value, what, allowInsecureHttp }: { value: string; what: s
   return url;
 }
 
-class AuthUnavailable extends Error {}
-
 class OAuthResourceAuth implements EndpointAuth {
   private readonly resource: URL;
   private readonly issuers: string[];
@@ -288,21 +293,16 @@ class OAuthResourceAuth implements EndpointAuth {
   private readonly requiredScopes: string[];
   private readonly algorithms: string[];
   private readonly clockTolerance: number;
-  private readonly allowInsecureHttp: boolean;
+  private readonly principalClaim: string;
   private readonly metadataUrl: string;
   private readonly metadataPaths: Set<string>;
   private readonly metadata: string;
-  private readonly explicitKeys: JWTVerifyGetKey | undefined;
+  private readonly keys: IssuerKeys;
   private readonly log: (line: string) => void;
-  /** Per issuer: its key set, found through discovery (pending or done). */
-  private readonly keySets = new Map<string, Promise<JWTVerifyGetKey>>();
-  /** Per issuer: when its discovery last failed. */
-  private readonly failures = new Map<string, number>();
 
   constructor(config: OAuthResourceAuthConfig, { log, endpointPath = "/mcp" }: EndpointAuthOptions) {
     this.log = log ?? (() => {});
-    this.allowInsecureHttp = config.allowInsecureHttp ?? false;
-    const allowInsecureHttp = this.allowInsecureHttp;
+    const allowInsecureHttp = config.allowInsecureHttp ?? false;
     this.resource = checkedUrl({ value: config.resource, what: "resource", allowInsecureHttp });
     if (this.resource.hash || this.resource.search || config.resource.includes("#")) {
       throw configError(`Endpoint auth: resource must have no query or fragment: ${config.resource}`);
@@ -336,12 +336,19 @@ class OAuthResourceAuth implements EndpointAuth {
     if (!(this.clockTolerance >= 0 && this.clockTolerance <= 300)) {
       throw configError("Endpoint auth: clockToleranceSeconds must be between 0 and 300");
     }
-    this.explicitKeys =
-      config.jwksUrl === undefined
-        ? undefined
-        : createRemoteJWKSet(checkedUrl({ value: config.jwksUrl, what: "jwksUrl", allowInsecureHttp }), {
-            timeoutDuration: DISCOVERY_TIMEOUT_MS,
-          });
+    this.principalClaim = config.principalClaim ?? "sub";
+    if (!SCOPE_TOKEN.test(this.principalClaim) || SHARED_CLAIMS.has(this.principalClaim)) {
+      throw configError(
+        `Endpoint auth: principalClaim must name a claim that identifies the caller (sub, client_id, azp, …), ` +
+          `not ${JSON.stringify(this.principalClaim)}`,
+      );
+    }
+    this.keys = new IssuerKeys({
+      allowInsecureHttp,
+      ...(config.jwksUrl !== undefined
+        ? { jwksUrl: checkedUrl({ value: config.jwksUrl, what: "jwksUrl", allowInsecureHttp }) }
+        : {}),
+    });
 
     this.metadataUrl = protectedResourceMetadataUrl(this.resource);
     // The path-suffixed URL is the one RFC 9728 defines for this resource; the bare one is where MCP clients look
@@ -384,12 +391,7 @@ class OAuthResourceAuth implements EndpointAuth {
   }
 
   warmUp(): void {
-    if (this.explicitKeys) return;
-    for (const issuer of this.issuers) {
-      this.keysFor(issuer).catch((error: unknown) => {
-        this.log(`auth: ${error instanceof Error ? error.message : String(error)}`);
-      });
-    }
+    this.keys.warmUp({ issuers: this.issuers, log: this.log });
   }
 
   async authenticate(req: IncomingMessage): Promise<AuthResult> {
@@ -440,24 +442,36 @@ class OAuthResourceAuth implements EndpointAuth {
 
     let payload: JWTPayload;
     try {
-      const keys = await this.keysFor(issuer);
+      const keys = await this.keys.keysFor(issuer);
       ({ payload } = await jwtVerify(token, keys, {
         issuer,
         audience: this.audience,
         algorithms: this.algorithms,
         clockTolerance: this.clockTolerance,
-        requiredClaims: ["exp"],
+        requiredClaims: ["exp", this.principalClaim],
       }));
     } catch (error) {
       if (error instanceof errors.JOSEError && TOKEN_ERROR_CODES.has(error.code)) {
         return invalid(describeTokenError(error), `${error.code}: ${error.message}`);
       }
       const detail = error instanceof Error ? error.message : String(error);
+      const retryAfter = error instanceof AuthUnavailable ? error.retryAfterSeconds : RETRY_MS / 1000;
       return refusal(503, {
-        headers: { "retry-after": String(DISCOVERY_RETRY_MS / 1000) },
+        headers: { "retry-after": String(retryAfter) },
         message: "Service Unavailable: cannot verify access tokens right now",
         reason: `cannot verify tokens from ${issuer}: ${detail}`,
       });
+    }
+
+    // jose checks `iat` only together with a maximum token age; a token issued in the future is refused all the same.
+    if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + this.clockTolerance) {
+      return invalid("The token was issued in the future (iat)", "iat in the future");
+    }
+    // Every caller has a name of its own: two tokens without one must never become the same principal.
+    const named = payload[this.principalClaim];
+    if (typeof named !== "string" || named === "") {
+      const claim = this.principalClaim;
+      return invalid(`The token's ${claim} claim does not name its holder`, `${claim} is not a non-empty string`);
     }
 
     const scopes = grantedScopes(payload);
@@ -486,115 +500,13 @@ class OAuthResourceAuth implements EndpointAuth {
     return {
       ok: true,
       principal: {
-        key: JSON.stringify([issuer, subject ?? null, clientId ?? null]),
+        key: JSON.stringify([issuer, this.principalClaim, named, clientId ?? null]),
         issuer,
         ...(subject !== undefined ? { subject } : {}),
         ...(clientId !== undefined ? { clientId } : {}),
         scopes,
       },
     };
-  }
-
-  /** The key set for an issuer's tokens: the configured JWKS, or the one its metadata names (found once, cached). */
-  private keysFor(issuer: string): Promise<JWTVerifyGetKey> {
-    if (this.explicitKeys) return Promise.resolve(this.explicitKeys);
-    const known = this.keySets.get(issuer);
-    if (known) return known;
-    const failed = this.failures.get(issuer);
-    if (failed !== undefined && Date.now() - failed < DISCOVERY_RETRY_MS) {
-      return Promise.reject(new AuthUnavailable(`key discovery for ${issuer} failed moments ago; not retried yet`));
-    }
-    const pending = this.discoverJwksUrl(issuer).then((url) =>
-      createRemoteJWKSet(url, { timeoutDuration: DISCOVERY_TIMEOUT_MS }),
-    );
-    this.keySets.set(issuer, pending);
-    pending.then(
-      () => this.failures.delete(issuer),
-      () => {
-        this.keySets.delete(issuer);
-        this.failures.set(issuer, Date.now());
-      },
-    );
-    return pending;
-  }
-
-  /** RFC 8414 and OpenID discovery, in the order MCP clients try them; the metadata must name the same issuer. */
-  private async discoverJwksUrl(issuer: string): Promise<URL> {
-    const tried: string[] = [];
-    for (const url of metadataCandidates(issuer)) {
-      const response = await fetchJson(url);
-      // Not here (or a redirect, which is not followed): the next place. A document that is there must be right.
-      if (response.status !== 200) {
-        tried.push(`${url} (${response.problem})`);
-        continue;
-      }
-      if (response.json === undefined) {
-        throw new AuthUnavailable(`authorization server metadata at ${url}: ${response.problem}`);
-      }
-      const metadata = response.json as { issuer?: unknown; jwks_uri?: unknown };
-      if (metadata.issuer !== issuer) {
-        throw new AuthUnavailable(
-          `authorization server metadata at ${url} names issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`,
-        );
-      }
-      if (typeof metadata.jwks_uri !== "string") {
-        throw new AuthUnavailable(`authorization server metadata at ${url} has no jwks_uri`);
-      }
-      try {
-        return checkedUrl({ value: metadata.jwks_uri, what: "jwks_uri", allowInsecureHttp: this.allowInsecureHttp });
-      } catch (error) {
-        throw new AuthUnavailable(`${url}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    throw new AuthUnavailable(`no authorization server metadata for ${issuer}: tried ${tried.join(", ")}`);
-  }
-}
-
-/** RFC 8414 path insertion, then OpenID Connect discovery (inserted, then appended), as the MCP spec orders them. */
-export function metadataCandidates(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname === "/" ? "" : url.pathname.replace(/\/$/, "");
-  const candidates = [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}/.well-known/openid-configuration${path}`,
-  ];
-  if (path) candidates.push(`${url.origin}${path}/.well-known/openid-configuration`);
-  return candidates;
-}
-
-/** GET a small JSON document: no redirects (each hop would need the https check), a timeout and a size bound. */
-async function fetchJson(url: string): Promise<{ status: number; json?: unknown; problem?: string }> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      redirect: "manual",
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(DISCOVERY_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new AuthUnavailable(`cannot fetch ${url}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    return { status: response.status, problem: `HTTP ${response.status}` };
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > DISCOVERY_MAX_BYTES) {
-      await reader.cancel();
-      return { status: 200, problem: `larger than ${DISCOVERY_MAX_BYTES} bytes` };
-    }
-    chunks.push(value);
-  }
-  try {
-    return { status: 200, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
-  } catch {
-    return { status: 200, problem: "not JSON" };
   }
 }
 
@@ -605,6 +517,7 @@ function describeTokenError(error: InstanceType<typeof errors.JOSEError>): strin
     if (error.claim === "aud") return "The token was not issued for this resource";
     if (error.claim === "iss") return "The token was not issued by an accepted authorization server";
     if (error.claim === "nbf") return "The token is not valid yet";
+    if (error.reason === "missing") return `The token has no ${error.claim} claim`;
     return `The token's ${error.claim} claim is not valid`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {

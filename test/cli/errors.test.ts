@@ -99,6 +99,17 @@ describe("usage mistakes", () => {
       args: ["inspect", "examples/petstore.openapi.yaml", "--include", "colour:red"],
       want: /'colour:red' is not a filter/,
     },
+    {
+      args: ["serve", "examples/petstore.openapi.yaml", "--auth-principal-claim", "client_id"],
+      want: /--auth-principal-claim applies to OAuth endpoint auth/,
+    },
+    {
+      args: [
+        ...["serve", `${F}/openapi31/library.openapi.yaml`, "--transport", "http", "--auth-principal-claim", "aud"],
+        ...["--auth-resource", "https://mcp.example.com/mcp", "--auth-issuer", "https://as.example.com"],
+      ],
+      want: /principalClaim must name a claim that identifies the caller \(sub, client_id, azp, …\), not "aud"/,
+    },
   ])("$args exits 1 naming the problem", async ({ args, want }) => {
     const { code, stdout, stderr } = await runCli(args);
     expect(code).toBe(1);

@@ -1,14 +1,10 @@
 // Endpoint auth for the HTTP transport: static bearer tokens and the OAuth protected-resource mode, against a real
 // authorization server on 127.0.0.1 (metadata and JWKS served by the test) and the SDK's real Client.
 
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT, UnsecuredJWT } from "jose";
+import { request as httpRequest } from "node:http";
+import { type CryptoKey, generateKeyPair, type JWTPayload, UnsecuredJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  type AuthConfig,
   bearerChallenge,
   createEndpointAuth,
   grantedScopes,
@@ -18,158 +14,24 @@ import {
   protectedResourceMetadataUrl,
   stripAuthorization,
 } from "../../src/server/auth.js";
-import { type HttpHandle, serveHttp } from "../../src/server/http.js";
-import { FakeProvider } from "./fake-provider.js";
-import { INITIALIZE, mcpHeaders, raw } from "./http-support.js";
+import {
+  type AuthServer,
+  challenge,
+  connect,
+  listen,
+  METADATA_URL,
+  oauth,
+  post,
+  RESOURCE,
+  SCOPE,
+  serve,
+  startAuthServer,
+} from "./auth-support.js";
+import { mcpHeaders, raw } from "./http-support.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.unstubAllEnvs();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const RESOURCE = "https://mcp.example.com/mcp";
-const METADATA_URL = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
-const SCOPE = "mcp:tools";
-
-// ---------------------------------------------------------------------------------------------------------------
-// A tiny authorization server: RFC 8414 metadata and a JWKS, counting what it is asked.
-
-interface AuthServer {
-  issuer: string;
-  port: number;
-  hits: Record<string, number>;
-  /** Signs a token with this server's key (or `key`), issuer and a fresh expiry unless overridden. */
-  sign(claims?: JWTPayload, options?: { alg?: string; kid?: string; key?: CryptoKey | Uint8Array }): Promise<string>;
-}
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return (server.address() as AddressInfo).port;
-}
-
-async function startAuthServer({
-  alg = "ES256",
-  path = "",
-  discovery = "oauth",
-  issuerInMetadata,
-}: {
-  alg?: "ES256" | "RS256";
-  /** Issuer path, e.g. `/tenant1`. */
-  path?: string;
-  /** Which metadata document it serves. */
-  discovery?: "oauth" | "openid-appended" | "none";
-  /** What the metadata says the issuer is (default: the real one). */
-  issuerInMetadata?: string;
-} = {}): Promise<AuthServer> {
-  const { privateKey, publicKey } = await generateKeyPair(alg);
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: "key-1", alg, use: "sig" };
-  const hits: Record<string, number> = {};
-  let issuer = "";
-  const port = await listen((req, res) => {
-    const url = req.url ?? "/";
-    hits[url] = (hits[url] ?? 0) + 1;
-    const metadata = JSON.stringify({
-      issuer: issuerInMetadata ?? issuer,
-      jwks_uri: `http://127.0.0.1:${port}/jwks`,
-      authorization_endpoint: `${issuer}/authorize`,
-      token_endpoint: `${issuer}/token`,
-    });
-    const served =
-      (discovery === "oauth" && url === `/.well-known/oauth-authorization-server${path}`) ||
-      (discovery === "openid-appended" && url === `${path}/.well-known/openid-configuration`);
-    if (served) return void res.writeHead(200, { "content-type": "application/json" }).end(metadata);
-    if (url === "/jwks") {
-      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] }));
-    }
-    res.writeHead(404).end();
-  });
-  issuer = `http://127.0.0.1:${port}${path}`;
-  return {
-    issuer,
-    port,
-    hits,
-    sign: (claims = {}, options = {}) => {
-      const now = Math.floor(Date.now() / 1000);
-      const defaults: JWTPayload = {
-        iss: issuer,
-        aud: RESOURCE,
-        sub: "user-1",
-        client_id: "client-1",
-        scope: SCOPE,
-        iat: now,
-        exp: now + 300,
-      };
-      // A claim given as undefined is left out.
-      const payload = Object.fromEntries(
-        Object.entries({ ...defaults, ...claims }).filter(([, value]) => value !== undefined),
-      );
-      return new SignJWT(payload)
-        .setProtectedHeader({ alg: options.alg ?? alg, kid: options.kid ?? "key-1", typ: "at+jwt" })
-        .sign(options.key ?? privateKey);
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The MCP server under test.
-
-async function serve(auth: AuthConfig, extra: { stateless?: boolean } = {}) {
-  const provider = new FakeProvider();
-  const logs: string[] = [];
-  const handle: HttpHandle = await serveHttp({
-    provider,
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    auth,
-    log: (line) => logs.push(line),
-    ...extra,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, provider, logs };
-}
-
-function oauth(server: AuthServer, extra: Partial<OAuthResourceAuthConfig> = {}): OAuthResourceAuthConfig {
-  return {
-    type: "oauth",
-    resource: RESOURCE,
-    authorizationServers: [server.issuer],
-    requiredScopes: [SCOPE],
-    ...extra,
-  };
-}
-
-/** An initialize POST with this Authorization header (none when undefined). */
-function post(handle: HttpHandle, authorization?: string) {
-  const headers = mcpHeaders(handle.port, authorization === undefined ? {} : { authorization });
-  return raw({ port: handle.port, headers, body: INITIALIZE });
-}
-
-async function connect(url: string, token: string | undefined) {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: "test-client", version: "0.0.0" });
-  await client.connect(transport);
-  cleanups.push(() => client.close());
-  return { client, transport };
-}
-
-/** The parameters of a `Bearer k="v", …` challenge. */
-function challenge(header: string | string[] | undefined): Record<string, string> {
-  expect(typeof header).toBe("string");
-  expect(header as string).toMatch(/^Bearer\b/);
-  return Object.fromEntries([...(header as string).matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -455,6 +317,7 @@ describe("OAuth protected resource", () => {
       /algorithm/,
     ],
     ["a token not valid yet", () => as.sign({ nbf: Math.floor(Date.now() / 1000) + 600 }), /not valid yet/],
+    ["a token issued in the future", () => as.sign({ iat: Math.floor(Date.now() / 1000) + 600 }), /future/],
     ["a token with no expiry", () => as.sign({ exp: undefined }), /exp/],
     ["a token with an unknown key id", () => as.sign({}, { kid: "key-2" }), /signature/],
     ["something that is not a JWT", async () => "not.a.jwt", /not a JWT/],
@@ -477,7 +340,10 @@ describe("OAuth protected resource", () => {
     const now = Math.floor(Date.now() / 1000);
     expect((await post(handle, `Bearer ${await as.sign({ exp: now - 10 })}`)).status).toBe(200);
     expect((await post(handle, `Bearer ${await as.sign({ nbf: now + 10 })}`)).status).toBe(200);
+    expect((await post(handle, `Bearer ${await as.sign({ iat: now + 10 })}`)).status).toBe(200);
     expect((await post(handle, `Bearer ${await as.sign({ exp: now - 60 })}`)).status).toBe(401);
+    expect((await post(handle, `Bearer ${await as.sign({ nbf: now + 60 })}`)).status).toBe(401);
+    expect((await post(handle, `Bearer ${await as.sign({ iat: now + 60 })}`)).status).toBe(401);
   });
 
   it("refuses a token without the required scope with 403 insufficient_scope", async () => {
@@ -599,6 +465,8 @@ describe("OAuth protected resource", () => {
       [{ algorithms: ["none"] }, /none/],
       [{ requiredScopes: ['a"b'] }, /scope/],
       [{ clockToleranceSeconds: 3600 }, /clockTolerance/],
+      [{ principalClaim: "iss" }, /principalClaim must name a claim that identifies the caller/],
+      [{ principalClaim: "" }, /principalClaim/],
     ];
     for (const [change, message] of bad) {
       expect(() => createEndpointAuth({ ...base, ...change })).toThrow(message);
