@@ -69,7 +69,7 @@ for (const e of failed) line(`  ${e.spec.name}: ${e.result.outcome}: ${firstLine
 line();
 const noisy = listed.filter((e) => e.result.clientLines > 0);
 line(`SDK client output while listing: ${sum(listed, "clientLines")} lines in ${noisy.length} specs`);
-for (const e of entries.filter((e) => /stripe|github/.test(e.spec.name))) line(`  ${e.spec.name}: ${e.result.clientLines ?? "-"} lines`);
+for (const e of entries.filter((e) => /^(stripe\.com\.json|@octokit)/.test(e.spec.name))) line(`  ${e.spec.name}: ${e.result.clientLines ?? "-"} lines`);
 for (const e of noisy.slice(0, 10)) line(`  ${e.spec.name}: ${e.result.clientLines} lines`);
 
 line();

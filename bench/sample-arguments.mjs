@@ -48,6 +48,7 @@ function sample({ schema, definitions, depth }) {
 }
 
 function sampleString(schema) {
+  if (schema.contentEncoding === "base64" || schema.format === "byte") return "eA==";
   switch (schema.format) {
     case "date-time":
       return "2026-01-01T00:00:00Z";
