@@ -65,8 +65,9 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
     for (const text of [...shown, server.stderr(), auditText]) expect(text).not.toContain(TOKEN);
   });
 
-  it("without the variable it still starts, naming it; a call answers with an error naming it and sends nothing", async () => {
-    const server = await serveOverStdio([GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--base-url", api.url], { env: {} });
+  it("without the variable it still starts, naming it; a call answers with an error naming it, sends nothing, and is audited so", async () => {
+    const audit = join(temp.dir, "missing.jsonl");
+    const server = await serveOverStdio([GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--base-url", api.url, "--audit-log", audit], { env: {} });
     try {
       await waitFor(() => server.stderr().includes("GITHUB_TOKEN"));
       // Every tool waits for it.
@@ -79,6 +80,7 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
       await server.close();
     }
     expect(api.requests).toEqual([]);
+    expect(JSON.parse(readFileSync(audit, "utf8"))).toMatchObject({ tool: "repos_get", outcome: "missing_credentials" });
   });
 
   it("`inspect` lists the scheme and its variable; `call --dry-run` shows where it goes, masked or as a placeholder", async () => {
