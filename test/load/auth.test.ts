@@ -1,6 +1,7 @@
 // Credentials for any source: `--auth`, a manifest's `auth` and a settings file's `auth` define schemes a document
 // lacks (GitHub's spec declares none) or replace the ones it declares; every tool of the source then sends them.
 
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
@@ -105,6 +106,17 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
 });
 
 describe("a manifest's auth with a type", () => {
+  it("gives GitHub's spec (no scheme declared) a token every tool sends", async () => {
+    const github = fileURLToPath(new URL("../../node_modules/@octokit/openapi/generated/api.github.com.json", import.meta.url));
+    const file = manifest("github.manifest.json", [{ id: "github", source: github, auth: { token: { type: "bearer", value: "${GITHUB_TOKEN}" } } }]);
+    const catalog = await loadCatalog(file);
+    expect(catalog.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(catalog.credentials).toEqual({ "github.token": { name: "token", type: "bearer", token: { env: "GITHUB_TOKEN" } } });
+    expect(catalog.tools.length).toBeGreaterThan(1000);
+    const requirements = new Set(catalog.tools.map((t) => JSON.stringify(t.operation.security)));
+    expect([...requirements]).toEqual([JSON.stringify([{ schemes: [{ id: "github.token", scopes: [] }] }])]);
+  });
+
   it("under a new name: a scheme every tool of the source sends; values default to the convention's variables", async () => {
     const file = manifest("typed.manifest.json", [
       { id: "bare", source: bare, auth: { token: { type: "bearer", value: "${BARE_TOKEN}" }, app: { type: "apiKey", in: "query", name: "app_id" } } },
