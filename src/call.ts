@@ -38,11 +38,12 @@ export async function callTool(sources: string | string[], options: CallOptions)
     const names = engine.listTools().map((t) => t.name);
     throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${options.tool}'; the source has: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` });
   }
-  const prepared = await engine.prepare(options.tool, options.args);
+  // A dry run needs no credentials: where one is not set, the request shows what to set instead.
+  const prepared = await engine.prepare(options.tool, options.args, options.dryRun ? { dryRun: true } : {});
   if ("error" in prepared) return { result: prepared.error };
   // Every configured credential, not only the ones this request carries: none may show.
   const secrets = [...prepared.secrets, ...secretsOf(catalog, env)];
-  const request = describeRequest(prepared.request, secrets);
+  const request = describeRequest(prepared.request, secrets, prepared.placeholders);
   if (options.dryRun) return { request };
   // From the terminal the person running `call` has approved it by running it.
   const result = await engine.callTool(options.tool, options.args, { approve: async () => "accept" });
@@ -55,11 +56,17 @@ function secretsOf(catalog: Catalog, env: Environment): string[] {
   return values.filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
-export function describeRequest(request: PreparedRequest, secrets: string[]): string {
-  const lines = [`${request.method} ${request.origin}${request.path}`];
+export function describeRequest(request: PreparedRequest, secrets: string[], placeholders: string[] = []): string {
+  let target = `${request.origin}${request.path}`;
+  // A placeholder in the query or a cookie was percent-encoded like a value; it reads better as written.
+  for (const placeholder of placeholders) target = target.replaceAll(encodeURIComponent(placeholder), placeholder);
+  const lines = [`${request.method} ${target}`];
   for (const [name, value] of Object.entries(request.headers)) {
-    // Authorization carries credentials even when its value is derived (basic = base64 of user:password).
-    lines.push(`${name}: ${name === "authorization" ? `${value.split(" ")[0]} ${MASK}` : value}`);
+    const [scheme = "", ...rest] = value.split(" ");
+    // Authorization carries credentials even when its value is derived (basic = base64 of user:password); a
+    // placeholder for an unset one is no secret.
+    const shown = name !== "authorization" ? value : placeholders.includes(rest.join(" ")) ? value : `${scheme} ${MASK}`;
+    lines.push(`${name}: ${placeholders.reduce((text, p) => text.replaceAll(encodeURIComponent(p), p), shown)}`);
   }
   if (request.body && request.body.length > 0) {
     const text = Buffer.from(request.body).toString("utf8");

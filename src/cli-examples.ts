@@ -12,6 +12,7 @@ const EXAMPLES: Record<string, string[]> = {
     "openapi-mcp inspect examples/petstore.openapi.yaml",
     "openapi-mcp inspect https://example.com/openapi.json --include tag:pets --json",
     "openapi-mcp inspect examples/shop.manifest.yaml           several sources under namespaces",
+    "openapi-mcp inspect cars.yaml widgets.yaml                the variable names `serve cars.yaml widgets.yaml` reads",
   ],
   validate: ["openapi-mcp validate examples/widgets.actions.yaml", "openapi-mcp validate my-api.yaml && openapi-mcp serve my-api.yaml"],
   serve: [
@@ -19,6 +20,7 @@ const EXAMPLES: Record<string, string[]> = {
     "openapi-mcp serve my-api.yaml --transport http --port 8080 --auth-token-env MCP_TOKENS",
     "openapi-mcp serve my-api.yaml --include tag:billing --exclude method:delete --policy write=approve",
     "openapi-mcp serve examples/shop.manifest.yaml --config settings.yaml --audit-log audit.jsonl",
+    "GITHUB_TOKEN=… openapi-mcp serve api.github.com.json --auth bearer:GITHUB_TOKEN   a token for a spec that declares none",
   ],
   call: [
     "openapi-mcp call examples/petstore.openapi.yaml listPets --args '{\"limit\": 2}' --dry-run",

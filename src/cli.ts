@@ -24,6 +24,7 @@ interface SourceFlags {
   exclude: string[];
   allowRef: string[];
   allowInsecureHttp?: boolean;
+  auth: string[];
 }
 
 interface RuntimeFlags {
@@ -38,6 +39,7 @@ interface RuntimeFlags {
 interface ServeFlags extends RuntimeFlags {
   transport: "stdio" | "http";
   mode?: "tools" | "dynamic";
+  requireCredentials?: boolean;
   port: number;
   host: string;
   stateless?: boolean;
@@ -106,7 +108,13 @@ function withSourceOptions(command: Command): Command {
     .option("--include <filter>", "keep only matching operations: tag:NAME, op:OPERATION_ID, path:GLOB, method:VERB (repeatable)", collect, [])
     .option("--exclude <filter>", "leave out matching operations (repeatable, same forms as --include)", collect, [])
     .option("--allow-ref <dir|url-prefix>", "let external $refs also read this directory or URL prefix (repeatable)", collect, [])
-    .option("--allow-insecure-http", "permit http:// to hosts other than loopback");
+    .option("--allow-insecure-http", "permit http:// to hosts other than loopback")
+    .option(
+      "--auth <[source-id=]kind:…>",
+      "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name; repeatable)",
+      collect,
+      [],
+    );
 }
 
 function positiveInteger(value: string): number {
@@ -128,6 +136,7 @@ function loadOptions(flags: SourceFlags): LoadOptions {
     exclude: flags.exclude,
     allowRefs: flags.allowRef,
     ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    ...(flags.auth.length > 0 ? { upstreamAuth: flags.auth } : {}),
     progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
   };
 }
@@ -158,11 +167,11 @@ export async function main(argv: string[]): Promise<number> {
   withSourceOptions(
     program
       .command("inspect")
-      .description("list the tools a source becomes: their routes, classes, sizes and warnings")
-      .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
+      .description("list the tools a source becomes: their routes, classes, sizes, credentials and warnings")
+      .argument("<source...>", "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs")
       .option("--json", "print the report as JSON"),
-  ).action(async (source: string, flags: SourceFlags & { json?: boolean }) => {
-    const report = inspectCatalog(await loadCatalog(source, loadOptions(flags)));
+  ).action(async (sources: string[], flags: SourceFlags & { json?: boolean }) => {
+    const report = inspectCatalog(await loadCatalog(sources, loadOptions(flags)));
     out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (report.errors.length > 0) exitCode = EXIT_USER_ERROR;
   });
@@ -204,6 +213,7 @@ export async function main(argv: string[]): Promise<number> {
         .option("--port <n>", "HTTP port", portNumber, 3000)
         .option("--host <address>", "HTTP address to listen on", "127.0.0.1")
         .option("--stateless", "HTTP without sessions, for running many replicas")
+        .option("--require-credentials", "refuse to start while a tool lacks its credentials (default: start; such tools answer with an error naming the variables)")
         .option("--auth-token-env <VAR>", "HTTP: require one of the bearer tokens listed (comma-separated) in this variable")
         .option("--auth-resource <url>", "HTTP: act as an OAuth protected resource with this canonical endpoint URL")
         .option("--auth-issuer <url>", "HTTP: authorization server whose access tokens are accepted (repeatable)", collect, [])
@@ -222,6 +232,7 @@ export async function main(argv: string[]): Promise<number> {
       host: flags.host,
       stateless: flags.stateless === true,
       ...(flags.mode ? { mode: flags.mode } : {}),
+      ...(flags.requireCredentials ? { requireCredentials: true } : {}),
       ...authOptions(flags),
     });
     const count = running.catalog.tools.length;

@@ -15,7 +15,10 @@ import { defined, type StartOptions, startEngine } from "./runtime/start.js";
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
 export interface EngineSetupOptions
   extends LoadOptions,
-    Pick<StartOptions, "timeoutMs" | "maxResponseBytes" | "outputValidation" | "policies" | "deniedTools" | "approvalTimeoutMs" | "auditLog" | "onlyTools" | "tokens"> {
+    Pick<
+      StartOptions,
+      "timeoutMs" | "maxResponseBytes" | "outputValidation" | "policies" | "deniedTools" | "approvalTimeoutMs" | "auditLog" | "onlyTools" | "tokens" | "requireCredentials"
+    > {
   /** A settings file (`--config`). */
   config?: string;
   env?: Environment;
@@ -44,6 +47,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     include: include.list,
     exclude: exclude.list,
     filterPlaces: defined({ include: include.place, exclude: exclude.place }),
+    ...(settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {}),
   });
   refuseOnErrors(catalog);
 
@@ -66,6 +70,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       rateLimits: settings?.rateLimits,
       tokens: options.tokens,
       onlyTools: options.onlyTools,
+      requireCredentials: options.requireCredentials ?? settings?.requireCredentials,
     }),
   });
   return { catalog, engine, env, ...(settings ? { settings } : {}) };

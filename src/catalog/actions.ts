@@ -13,8 +13,8 @@ import { setOwn } from "./own.js";
 import { asObjectSchema } from "./outputs.js";
 import { isObject } from "./pointer.js";
 import type { SchemaConverter } from "./schema/convert.js";
+import { applyAuthEntries, definedNames, everyToolRequirement } from "./auth.js";
 import type { CredentialOverride } from "./security.js";
-import { unknownAuthMappings } from "./security.js";
 import type {
   CredentialScheme,
   Diagnostic,
@@ -84,14 +84,25 @@ export function valueSource(text: string): ValueSource {
 
 export function addActionSource(builder: CatalogBuilder, source: ActionSource): void {
   const { definition, id, file } = source;
-  const credentialId = id ? `${id}.${definition.name}` : definition.name;
-  // A definition has one credential, named after the definition.
-  const credential = credentialFor(definition, source.auth?.[definition.name]);
-  builder.diagnostics.push(
-    ...unknownAuthMappings({ overrides: source.auth, known: credential ? [definition.name] : [], file, ...(source.authPlace ? { place: source.authPlace } : {}) }),
-  );
-  if (credential) builder.addCredential(credentialId, credential);
-  const security: SecurityRequirement[] = credential ? [{ schemes: [{ id: credentialId, scopes: credential.type === "oauth2" ? credential.scopes : [] }] }] : [];
+  const credentialId = (name: string): string => (id ? `${id}.${name}` : name);
+  // A definition has one credential, named after the definition (unless an auth entry defines it anew).
+  const own = definedNames(source.auth).has(definition.name) ? undefined : credentialFor(definition, source.auth?.[definition.name]);
+  const { credentials, everyTool, diagnostics } = applyAuthEntries({
+    declared: own ? { [definition.name]: own } : {},
+    declaredNames: definition.auth && definition.auth.type !== "none" ? [definition.name] : [],
+    ...(source.auth ? { entries: source.auth } : {}),
+    envName: (name) => (id ? `${id}_${name}` : name),
+    file,
+    ...(source.authPlace ? { place: source.authPlace } : {}),
+  });
+  builder.diagnostics.push(...diagnostics);
+  for (const [name, credential] of Object.entries(credentials)) builder.addCredential(credentialId(name), credential);
+  const credential = Object.hasOwn(credentials, definition.name) ? credentials[definition.name] : undefined;
+  const security: SecurityRequirement[] = everyTool
+    ? everyToolRequirement(everyTool, credentialId)
+    : credential
+      ? [{ schemes: [{ id: credentialId(definition.name), scopes: credential.type === "oauth2" ? credential.scopes : [] }] }]
+      : [];
   const converter = builder.schemaConverter({ root: definition, dialect: "jsonschema", file, id });
   builder.sources.push({
     id,

@@ -8,7 +8,8 @@ import type { NameChoice } from "./naming.js";
 import { baseToolName } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
-import { credentialsFromDocument, normalizeRequirements, unknownAuthMappings } from "./security.js";
+import { applyAuthEntries, definedNames, everyToolRequirement } from "./auth.js";
+import { credentialsFromDocument, normalizeRequirements } from "./security.js";
 import { checkChosenNames, classAndAnnotations, requestedName } from "./tool-overrides.js";
 import type { Diagnostic, RateLimit } from "./types.js";
 
@@ -22,17 +23,29 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
   const file = document.file;
   builder.diagnostics.push(...document.diagnostics);
   const credentialId = (name: string): string => (id ? `${id}.${name}` : name);
-  const { credentials, diagnostics } = credentialsFromDocument({
-    schemes: document.securitySchemes,
-    envName: (name) => (id ? `${id}_${name}` : name),
+  const envName = (name: string): string => (id ? `${id}_${name}` : name);
+  // Schemes an auth entry defines anew are not read from the document (nor warned about).
+  const redefined = definedNames(source.auth);
+  const fromDocument = credentialsFromDocument({
+    schemes: Object.fromEntries(Object.entries(document.securitySchemes).filter(([name]) => !redefined.has(name))),
+    envName,
     ...(source.auth ? { overrides: source.auth } : {}),
     file,
   });
-  builder.diagnostics.push(...diagnostics);
+  const { credentials, everyTool, diagnostics } = applyAuthEntries({
+    declared: fromDocument.credentials,
+    declaredNames: Object.keys(document.securitySchemes),
+    ...(source.auth ? { entries: source.auth } : {}),
+    envName,
+    file,
+    ...(source.authPlace ? { place: source.authPlace } : {}),
+  });
+  builder.diagnostics.push(...fromDocument.diagnostics, ...diagnostics);
   for (const [name, credential] of Object.entries(credentials)) builder.addCredential(credentialId(name), credential);
-  builder.diagnostics.push(...unknownAuthMappings({ overrides: source.auth, known: Object.keys(credentials), file, ...(source.authPlace ? { place: source.authPlace } : {}) }));
+  const givenRequirement = everyTool ? everyToolRequirement(everyTool, credentialId) : undefined;
+  // Parameters that carry a credential (the document's own ones too, when auth entries replace them) are never arguments.
   const credentialParameters = new Set(
-    Object.values(credentials).flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
+    [...Object.values(fromDocument.credentials), ...Object.values(credentials)].flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
   );
   const converter = builder.schemaConverter({ root: document.root, dialect: document.dialect, file, id });
   builder.sources.push({
@@ -92,7 +105,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     const { effect, annotations } = classAndAnnotations({ operation, title });
     const serverUrl = source.baseUrl ?? operation.serverUrl;
     if (!serverUrl) withoutServer++;
-    const security = normalizeRequirements({
+    const security = givenRequirement ?? normalizeRequirements({
       requirements: operation.security,
       known: credentials,
       idOf: credentialId,

@@ -7,8 +7,20 @@ import { defineOwn } from "./own.js";
 import { joinPointer } from "./pointer.js";
 import type { CredentialScheme, Diagnostic, SecurityRequirement, ValueSource } from "./types.js";
 
-/** Values a manifest or settings file gives for a scheme, replacing the convention's variables. */
+/**
+ * What a manifest, settings file or `--auth` gives for a scheme: values replacing the convention's variables, and,
+ * with a `type`, the scheme itself (see auth.ts).
+ */
 export interface CredentialOverride {
+  type?: "apiKey" | "bearer" | "basic" | "oauth2";
+  /** apiKey: where the key goes, and the header, query parameter or cookie name. */
+  in?: "header" | "query" | "cookie";
+  parameter?: string;
+  /** Sent by every tool of the source whatever its name, replacing the document's requirements (`--auth`). */
+  everyTool?: boolean;
+  description?: string;
+  /** Where the entry was written, for messages. */
+  place?: { file: string; pointer?: string };
   value?: ValueSource;
   username?: ValueSource;
   password?: ValueSource;
@@ -135,7 +147,6 @@ export function describeSource(source: ValueSource): string {
   return "env" in source ? `$${source.env}` : "a literal value";
 }
 
-/** Every environment variable a credential reads. */
 /** A scheme in a few words, for people: `API key in header X-API-Key`, `bearer token`, … */
 export function describeCredential(credential: CredentialScheme): string {
   switch (credential.type) {
@@ -152,6 +163,7 @@ export function describeCredential(credential: CredentialScheme): string {
   }
 }
 
+/** Every environment variable a credential reads. */
 export function credentialVariables(credential: CredentialScheme): string[] {
   const sources: ValueSource[] = [];
   switch (credential.type) {
@@ -185,13 +197,12 @@ export function unknownAuthMappings({
   /** Where the mapping was written (a manifest's `auth`), if not in the source itself. */
   place?: { file: string; pointer: string };
 }): Diagnostic[] {
-  return Object.keys(overrides ?? {})
-    .filter((name) => !known.includes(name))
-    .map((name) => ({
+  return Object.entries(overrides ?? {})
+    .filter(([name]) => !known.includes(name))
+    .map(([name, override]) => ({
       severity: "error" as const,
       code: "unknown-auth-scheme",
-      message: `auth names scheme '${name}', which ${file} does not define (it defines: ${known.join(", ") || "none"})`,
-      file: place?.file ?? file,
-      ...(place ? { pointer: joinPointer(place.pointer, name) } : {}),
+      message: `auth names scheme '${name}', which ${file} does not define (it defines: ${known.join(", ") || "none"}); to add a scheme, give the entry a type (bearer, apiKey, basic or oauth2), or use --auth`,
+      ...(override.place ?? { file: place?.file ?? file, ...(place ? { pointer: joinPointer(place.pointer, name) } : {}) }),
     }));
 }

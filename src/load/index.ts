@@ -6,6 +6,7 @@ import { CatalogBuilder } from "../catalog/builder.js";
 import { UserError } from "../catalog/errors.js";
 import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
+import { GivenAuth } from "./auth-sources.js";
 import { addManifest } from "./manifest.js";
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
@@ -29,18 +30,30 @@ export async function loadCatalog(source: string | string[], options: LoadOption
     throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
   }
   const ids = namespaces(sources);
+  const auth = givenAuth(options);
+  if (sources.length > 1) auth.check(ids);
   for (const [i, location] of sources.entries()) {
     const document = await readDocument({ location, display: location, options });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     if (document.kind === "manifest") {
       if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${location}: a manifest is served on its own, not beside other sources` });
-      await addManifest({ builder, manifest: document, options });
+      await addManifest({ builder, manifest: document, options, auth });
     } else {
+      if (sources.length === 1) auth.check(ids);
       const baseUrl = options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {};
-      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl } });
+      const entries = auth.forSource(ids[i]!);
+      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl, ...(entries ? { auth: entries } : {}) } });
     }
   }
   return builder.finish();
+}
+
+function givenAuth(options: LoadOptions): GivenAuth {
+  return new GivenAuth({
+    env: options.env ?? process.env,
+    ...(options.upstreamAuth ? { options: options.upstreamAuth } : {}),
+    ...(options.settingsAuth ? { settings: options.settingsAuth } : {}),
+  });
 }
 
 /** "" for a single source; otherwise each file's name up to its first dot, made a valid and unique id. */

@@ -2,14 +2,14 @@
 // manifest (or URLs relative to a manifest fetched from a URL, which never reads local files).
 
 import { dirname, relative, resolve } from "node:path";
-import { valueSource } from "../catalog/actions.js";
-import type { CatalogBuilder } from "../catalog/builder.js";
+import type { CatalogBuilder, SourceSettings } from "../catalog/builder.js";
 import { UserError } from "../catalog/errors.js";
 import { isObject } from "../catalog/pointer.js";
 import { parseFilters } from "../catalog/filter.js";
-import type { CredentialOverride } from "../catalog/security.js";
 import type { RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
+import { authEntries } from "./auth.js";
+import type { GivenAuth } from "./auth-sources.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
 import type { LoadOptions, SourceDocument } from "./sources.js";
@@ -22,11 +22,11 @@ interface ManifestEntry {
   baseUrl?: string;
   include?: string[];
   exclude?: string[];
-  auth?: Record<string, string | Record<string, unknown>>;
+  auth?: Record<string, unknown>;
   rateLimit?: RateLimit;
 }
 
-export async function addManifest({ builder, manifest, options }: { builder: CatalogBuilder; manifest: SourceDocument; options: LoadOptions }): Promise<void> {
+export async function addManifest({ builder, manifest, options, auth }: { builder: CatalogBuilder; manifest: SourceDocument; options: LoadOptions; auth: GivenAuth }): Promise<void> {
   const { origin } = manifest;
   const file = origin.display;
   const parsed: Parsed = { value: manifest.value, text: manifest.text ?? "" };
@@ -44,6 +44,7 @@ export async function addManifest({ builder, manifest, options }: { builder: Cat
     throw new UserError({ code: "E_OPTION", message: `${file}: --base-url does not apply to a manifest; set baseUrl on each source instead` });
   }
   const entries = listed as ManifestEntry[];
+  auth.check(entries.map((entry) => entry.id));
   const env = options.env ?? process.env;
   for (const [i, entry] of entries.entries()) {
     const place = `${file}#/sources/${i}`;
@@ -66,27 +67,15 @@ export async function addManifest({ builder, manifest, options }: { builder: Cat
         id: entry.id,
         filters,
         ...(entry.baseUrl ? { baseUrl: expandVariables({ text: entry.baseUrl, env, place: `${place}/baseUrl` }).replace(/\/+$/, "") } : {}),
-        ...(entry.auth ? { auth: authOverrides(entry.auth), authPlace: { file, pointer: `/sources/${i}/auth` } } : {}),
+        ...authOf({ auth, id: entry.id, given: entry.auth, place: { file, pointer: `/sources/${i}/auth` } }),
         ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
       },
     });
   }
 }
 
-function authOverrides(auth: Record<string, string | Record<string, unknown>>): Record<string, CredentialOverride> {
-  const result: Array<[string, CredentialOverride]> = [];
-  for (const [scheme, value] of Object.entries(auth)) {
-    if (typeof value === "string") {
-      result.push([scheme, { value: valueSource(value) }]);
-      continue;
-    }
-    const override: CredentialOverride = {};
-    for (const key of ["value", "username", "password", "clientId", "clientSecret"] as const) {
-      if (typeof value[key] === "string") override[key] = valueSource(value[key]);
-    }
-    if (typeof value.tokenUrl === "string") override.tokenUrl = value.tokenUrl;
-    if (Array.isArray(value.scopes)) override.scopes = value.scopes.filter((s): s is string => typeof s === "string");
-    result.push([scheme, override]);
-  }
-  return Object.fromEntries(result);
+/** The source's auth entries: the manifest's, with what settings and the command line give. */
+function authOf({ auth, id, given, place }: { auth: GivenAuth; id: string; given?: Record<string, unknown>; place: { file: string; pointer: string } }): Pick<SourceSettings, "auth" | "authPlace"> {
+  const entries = auth.forSource(id, given ? authEntries(given, place) : undefined);
+  return entries ? { auth: entries, authPlace: place } : {};
 }

@@ -31,6 +31,10 @@ export interface Settings {
   mode?: "tools" | "dynamic";
   rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   credentials?: Record<string, CredentialValues>;
+  /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */
+  auth?: Record<string, unknown>;
+  /** `serve`: refuse to start while a tool lacks its credentials. */
+  requireCredentials?: boolean;
 }
 
 /** What each kind of scheme takes from settings. */

@@ -25,6 +25,14 @@ export interface LoadOptions {
   /** Directories or URL prefixes external `$ref`s may also read. */
   allowRefs?: string[];
   allowInsecureHttp?: boolean;
+  /**
+   * `--auth`: a scheme every tool of a source sends, replacing what its document declares: `bearer:VAR`,
+   * `header:NAME:VAR`, `query:NAME:VAR`, `cookie:NAME:VAR` or `basic:USERVAR:PASSVAR`, after `source-id=` when
+   * there are several sources or a manifest.
+   */
+  upstreamAuth?: string[];
+  /** A settings file's `auth` (checked against its schema): scheme name, `<source-id>.<scheme>` for several sources. */
+  settingsAuth?: { file: string; auth: Record<string, unknown> };
   /** Where `${VAR}` references are looked up; the process environment by default. */
   env?: Environment;
   /** Also check OpenAPI documents against the official schemas (slower; for `validate`). */

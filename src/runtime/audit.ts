@@ -9,6 +9,7 @@ export type AuditOutcome =
   | "ok"
   | "http_error"
   | "invalid_arguments"
+  | "missing_credentials"
   | "denied"
   | "not_approved"
   | "rate_limited"

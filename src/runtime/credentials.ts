@@ -21,6 +21,8 @@ interface Contribution {
   secrets: string[];
   /** The OAuth 2.0 access token carried, to drop if the API refuses it. */
   token?: string;
+  /** Set when the value only says what is not set (a dry run without credentials). */
+  placeholder?: string;
 }
 
 /** A scheme whose values are all configured: what it adds, once any token it needs is at hand. */
@@ -70,6 +72,8 @@ export interface AppliedCredentials {
    * fetches a fresh one. For the single refresh-and-retry after the API answers 401.
    */
   invalidate?: () => void;
+  /** What stands where an unset value would go (`<API_KEY_X is not set>`), when placeholders were asked for. */
+  placeholders?: string[];
 }
 
 /**
@@ -83,6 +87,7 @@ export async function applyCredentials({
   env,
   tokens = sharedTokenProvider(),
   signal,
+  placeholders = false,
 }: {
   request: PreparedRequest;
   security: SecurityRequirement[];
@@ -92,14 +97,32 @@ export async function applyCredentials({
   tokens?: TokenSource;
   /** Stops waiting for a token (the call was cancelled). */
   signal?: AbortSignal;
+  /**
+   * For a dry run: when no alternative is configured, the first that could apply is shown with a placeholder saying
+   * what is not set where each missing value would go.
+   */
+  placeholders?: boolean;
 }): Promise<AppliedCredentials> {
+  const schemeOf = (id: string): CredentialScheme | undefined => (Object.hasOwn(credentials, id) ? credentials[id] : undefined);
+  let chosen: Pending[] | undefined;
   for (const alternative of security) {
     const plans = alternative.schemes.map((s) => {
-      const scheme = Object.hasOwn(credentials, s.id) ? credentials[s.id] : undefined;
+      const scheme = schemeOf(s.id);
       return scheme ? plan(scheme, s.scopes, env, tokens, signal) : undefined;
     });
     if (plans.some((p) => p === undefined)) continue;
-    const parts = (await Promise.all(plans.map((p) => p!()))).flat();
+    chosen = plans as Pending[];
+    break;
+  }
+  if (!chosen && placeholders) {
+    const usable = security.find((a) => a.schemes.every((s) => schemeOf(s.id) !== undefined && schemeOf(s.id)!.type !== "unsupported"));
+    chosen = usable?.schemes.map((s) => {
+      const scheme = schemeOf(s.id)!;
+      return plan(scheme, s.scopes, env, tokens, signal) ?? placeholderPlan(scheme, env);
+    });
+  }
+  if (chosen) {
+    const parts = (await Promise.all(chosen.map((p) => p()))).flat();
     const headers = { ...request.headers };
     let path = request.path;
     const secrets: string[] = [];
@@ -117,9 +140,27 @@ export async function applyCredentials({
         for (const token of used) tokens.invalidate(token);
       };
     }
+    const shown = parts.flatMap((part) => (part.placeholder ? [part.placeholder] : []));
+    if (shown.length > 0) applied.placeholders = shown;
     return applied;
   }
   return { request, secrets: [] };
+}
+
+/** A scheme whose values are not all set, shown as what is missing: `Bearer <BEARER_TOKEN_X is not set>`. */
+function placeholderPlan(scheme: CredentialScheme, env: Environment): Pending {
+  const unset = unsetVariables(scheme, env) ?? [];
+  const text =
+    unset.length === 0 ? `<security scheme '${scheme.name}' has no value>` : `<${joinAnd(unset)} ${unset.length === 1 ? "is" : "are"} not set>`;
+  const header = (prefix: string): Contribution => ({ in: "header", name: "authorization", value: `${prefix} ${text}`, secrets: [], placeholder: text });
+  switch (scheme.type) {
+    case "apiKey":
+      return async () => [{ in: scheme.in, name: scheme.parameter, value: text, secrets: [], placeholder: text }];
+    case "basic":
+      return async () => [header("Basic")];
+    default:
+      return async () => [header("Bearer")];
+  }
 }
 
 /** A scheme of one alternative that is not configured, with the variables to set. */
@@ -200,16 +241,19 @@ export function describeMissingCredentials(missing: MissingCredentials[], { maxT
   return missing
     .map(({ tools, alternatives }) => {
       const shown = tools.length > maxTools ? `${tools.slice(0, maxTools).join(", ")} and ${tools.length - maxTools} more tools` : tools.join(", ");
-      const ways = alternatives.map((alternative) =>
-        alternative
-          .map(({ name, variables }) =>
-            variables.length > 0 ? `set ${joinAnd(variables)} (security scheme '${name}')` : `give security scheme '${name}' a non-empty value`,
-          )
-          .join(" and "),
-      );
-      return `${shown}: ${ways.join(", or ")}`;
+      return `${shown}: ${describeAlternatives(alternatives)}`;
     })
     .join("\n");
+}
+
+/** What would let a tool be called: `set A (security scheme 'a'), or set B and C (security scheme 'b')`. */
+export function describeAlternatives(alternatives: MissingScheme[][]): string {
+  const ways = alternatives.map((alternative) =>
+    alternative
+      .map(({ name, variables }) => (variables.length > 0 ? `set ${joinAnd(variables)} (security scheme '${name}')` : `give security scheme '${name}' a non-empty value`))
+      .join(" and "),
+  );
+  return ways.join(", or ");
 }
 
 function joinAnd(items: string[]): string {

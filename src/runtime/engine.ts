@@ -6,7 +6,7 @@ import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, RateLimit, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
-import { applyCredentials, type Environment } from "./credentials.js";
+import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import { argumentsTooBig } from "./limits.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
@@ -66,7 +66,9 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 
-type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void };
+type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void; placeholders?: string[] };
+/** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
+export type PrepareContext = CallContext & { dryRun?: boolean };
 type Stopped = { error: ToolResult; outcome: AuditOutcome };
 
 export class Engine implements ToolProvider {
@@ -112,9 +114,20 @@ export class Engine implements ToolProvider {
    * The request a call would send, credentials included, with the secret values it carries; or the error result
    * that stops it before anything is sent.
    */
-  async prepare(name: string, args: unknown, context: CallContext = {}): Promise<Prepared | Stopped> {
+  async prepare(name: string, args: unknown, context: PrepareContext = {}): Promise<Prepared | Stopped> {
     const tool = this.tools.get(name);
     if (!tool) return { error: errorResult(`There is no tool named '${name}'.`), outcome: "invalid_arguments" };
+    const env = this.options.env ?? process.env;
+    // Before the arguments: no other arguments can help, and the model should not be asked to fix them first.
+    const missing = context.dryRun ? [] : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env);
+    if (missing.length > 0) {
+      return {
+        error: errorResult(
+          `${name} cannot be called: its credentials are missing. Whoever runs this server can ${describeAlternatives(missing[0]!.alternatives)}, in its environment or settings file, then restart it. Nothing was sent.`,
+        ),
+        outcome: "missing_credentials",
+      };
+    }
     const given = args ?? {};
     // Bounded before anything else looks at them: a 50 MB argument is refused, not validated, built and sent.
     const tooBig = argumentsTooBig(given, this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES);
@@ -130,7 +143,6 @@ export class Engine implements ToolProvider {
       };
     }
     try {
-      const env = this.options.env ?? process.env;
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
       const expanded = tool.operation.headers ? expandStaticHeaders(tool.operation.headers, env) : undefined;
       const operation = expanded ? { ...tool.operation, headers: expanded.headers } : tool.operation;
@@ -142,6 +154,7 @@ export class Engine implements ToolProvider {
         env,
         tokens: this.tokens,
         ...(context.signal ? { signal: context.signal } : {}),
+        ...(context.dryRun ? { placeholders: true } : {}),
       });
       // Values taken from the environment into static headers are treated as secrets too.
       return { tool, ...applied, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };

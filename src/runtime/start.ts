@@ -1,5 +1,5 @@
-// Building a ready engine from a catalog: refuse what is unsafe or incomplete (plain http upstreams, credentials
-// a tool cannot do without), then apply policies, limits and the audit log. Shared by `serve`/`call` and by
+// Building a ready engine from a catalog: refuse what is unsafe (plain http upstreams), say which tools wait for
+// credentials (or refuse, when told to), then apply policies, limits and the audit log. Shared by `serve`/`call` and by
 // generated servers, which start from a catalog file instead of a spec.
 
 import { UserError } from "../catalog/errors.js";
@@ -28,8 +28,16 @@ export interface StartOptions {
   rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   tokens?: TokenSource;
   hooks?: EngineHooks;
-  /** Check only what these tools need (`call`); every tool by default. */
+  /**
+   * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
+   * tool by default.
+   */
   onlyTools?: string[];
+  /**
+   * Refuse to start while a tool lacks its credentials (for production). By default the engine starts, says which
+   * tools wait for which variables, and those tools answer with an error naming them.
+   */
+  requireCredentials?: boolean;
   log?: (line: string) => void;
 }
 
@@ -44,7 +52,13 @@ export function startEngine(options: StartOptions): Engine {
 
   const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.includes(t.name)) } : catalog;
   const missing = missingCredentials(needed, env);
-  if (missing.length > 0) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${describeMissingCredentials(missing)}` });
+  const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
+  if (described && options.requireCredentials) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
+  if (described && !options.onlyTools) {
+    const waiting = missing.reduce((sum, group) => sum + group.tools.length, 0);
+    log(`credentials are missing for ${waiting} of ${needed.tools.length} tool${needed.tools.length === 1 ? "" : "s"}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`);
+    for (const line of described.split("\n")) log(`  ${line}`);
+  }
 
   const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? DEFAULT_POLICIES.denyMode };
   const policies = parsePolicies(options.policies ?? [], catalog.tools.map((t) => t.name), base);

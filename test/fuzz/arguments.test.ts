@@ -135,7 +135,10 @@ function load(plan: Plan): Promise<Loaded> {
   let found = loaded.get(plan.name);
   if (!found) {
     found = (async () => {
-      const catalog = await loadCatalog(plan.file, { baseUrl: upstream.baseUrl });
+      const loadedCatalog = await loadCatalog(plan.file, { baseUrl: upstream.baseUrl });
+      // What the arguments make is the subject, not credentials: with none configured a tool that needs them sends
+      // nothing, so the requirements are dropped and every call goes out bare, as a credential-free API's would.
+      const catalog = { ...loadedCatalog, tools: loadedCatalog.tools.map((t) => ({ ...t, operation: { ...t.operation, security: [] } })) };
       // As the engine's shared dispatcher is: keep-alive, 64 connections an origin.
       const agent = new RecordingAgent({ keepAliveTimeout: 10_000, connections: 64 });
       const engine = new Engine({

@@ -143,11 +143,11 @@ describe("OAuth 2.0 client credentials, end to end", () => {
   });
 });
 
-describe("a missing required credential", () => {
+describe("missing credentials", () => {
   const spec = (): string => writeFile(temp.dir, "missing.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }));
 
-  it("stops `serve` with exit code 1 and a message naming each variable to set", async () => {
-    const none = await runCli(["serve", spec()]);
+  it("--require-credentials stops `serve` with exit code 1 and a message naming each variable to set", async () => {
+    const none = await runCli(["serve", spec(), "--require-credentials"]);
     expect(none.code).toBe(1);
     for (const variable of [
       "API_KEY_HEADERKEY",
@@ -165,7 +165,7 @@ describe("a missing required credential", () => {
 
     // Only what is missing is named.
     const { BASIC_PASSWORD_BASICAUTH: _, ...almost } = canaryEnv();
-    const one = await runCli(["serve", spec()], { env: almost });
+    const one = await runCli(["serve", spec(), "--require-credentials"], { env: almost });
     expect(one.code).toBe(1);
     expect(one.stderr).toContain("BASIC_PASSWORD_BASICAUTH");
     expect(one.stderr).toContain("get_basic");
@@ -173,13 +173,98 @@ describe("a missing required credential", () => {
     expect(one.stderr).not.toContain(CANARY);
   });
 
-  it("`call` checks only the tool it calls", async () => {
+  it("`requireCredentials: true` in a settings file refuses the same way", async () => {
+    const config = writeFile(temp.dir, "strict.settings.json", { requireCredentials: true });
+    const run = await runCli(["serve", spec(), "--config", config]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("not starting: credentials are missing");
+    expect(run.stderr).toContain("get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')");
+  });
+
+  it("by default `serve` starts: stderr names the waiting tools and variables by alternative; those tools answer with an error and send nothing", async () => {
+    api.on("GET", /^\/v1\/\w+\/ok$/, echo());
+    // get_either takes the bearer token, or the header and query keys together.
+    const document = guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }) as { paths: Record<string, unknown> };
+    document.paths["/either/{scenario}"] = {
+      get: {
+        operationId: "get_either",
+        summary: "Either credential",
+        security: [{ bearerAuth: [] }, { headerKey: [], queryKey: [] }],
+        parameters: [{ name: "scenario", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "ok" } },
+      },
+    };
+    const file = writeFile(temp.dir, "tolerant.openapi.json", document);
+    const server = await serveOverStdio([file], { env: { API_KEY_HEADERKEY: "hk-tolerant-61" } });
+    try {
+      await waitFor(() => server.stderr().includes("get_either"));
+      const stderr = server.stderr();
+      expect(stderr).toContain("credentials are missing for 10 of 14 tools; until they are set, calls to these answer with an error naming them");
+      expect(stderr).toContain("  get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')\n");
+      expect(stderr).toContain("  get_basic, delete_basic: set BASIC_USERNAME_BASICAUTH and BASIC_PASSWORD_BASICAUTH (security scheme 'basicAuth')\n");
+      expect(stderr).toContain(
+        "  get_either: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth'), or set API_KEY_QUERYKEY (security scheme 'queryKey')\n",
+      );
+      // Tools whose credentials are set are not named.
+      expect(stderr).not.toMatch(/get_header|getAnything/);
+
+      for (const [tool, variables] of [
+        ["get_bearer", ["BEARER_TOKEN_BEARERAUTH"]],
+        ["get_basic", ["BASIC_USERNAME_BASICAUTH", "BASIC_PASSWORD_BASICAUTH"]],
+        ["get_either", ["BEARER_TOKEN_BEARERAUTH", "API_KEY_QUERYKEY"]],
+        ["lookup", ["API_KEY_QUERYKEY"]],
+      ] as const) {
+        const result = (await server.client.callTool({ name: tool, arguments: tool === "lookup" ? {} : { scenario: "ok" } })) as Result;
+        expect(result.isError, tool).toBe(true);
+        const text = textOf(result);
+        expect(text).toContain(`${tool} cannot be called: its credentials are missing.`);
+        for (const variable of variables) expect(text).toContain(variable);
+        expect(text).toContain("in its environment or settings file");
+        expect(text).toContain("Nothing was sent.");
+      }
+      // The upstream saw nothing of those calls; a tool whose credential is set still works.
+      expect(api.requests).toEqual([]);
+      const header = (await server.client.callTool({ name: "get_header", arguments: { scenario: "ok" } })) as Result;
+      expect(header.isError ?? false, textOf(header)).toBe(false);
+      expect(api.to("/v1/header/ok")[0]!.headers["x-api-key"]).toBe("hk-tolerant-61");
+      expect(login.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("`call --dry-run` needs no credentials: a placeholder says what is not set, for every kind; nothing is sent", async () => {
+    const file = spec();
+    const expected: Record<string, string> = {
+      header: "x-api-key: <API_KEY_HEADERKEY is not set>",
+      query: "/v1/query/ok?api_key=<API_KEY_QUERYKEY is not set>",
+      bearer: "authorization: Bearer <BEARER_TOKEN_BEARERAUTH is not set>",
+      basic: "authorization: Basic <BASIC_USERNAME_BASICAUTH and BASIC_PASSWORD_BASICAUTH are not set>",
+      oauth: "authorization: Bearer <OAUTH_CLIENT_ID_OAUTH and OAUTH_CLIENT_SECRET_OAUTH are not set>",
+    };
+    for (const [kind, line] of Object.entries(expected)) {
+      const run = await runCli(["call", file, `get_${kind}`, "--args", '{"scenario":"ok"}', "--dry-run"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(line);
+    }
+    // Partly set: only what is missing is named, and the value that is set never shows.
+    const partly = await runCli(["call", file, "get_basic", "--args", '{"scenario":"ok"}', "--dry-run"], { env: { BASIC_USERNAME_BASICAUTH: "user-shown-nowhere" } });
+    expect(partly.stdout).toContain("authorization: Basic <BASIC_PASSWORD_BASICAUTH is not set>");
+    expect(partly.stdout + partly.stderr).not.toContain("user-shown-nowhere");
+    expect(api.requests).toEqual([]);
+    expect(login.requests).toEqual([]);
+  });
+
+  it("a real `call` without credentials gives the error result `serve` would, exit 1, and sends nothing", async () => {
+    const run = await runCli(["call", spec(), "get_bearer", "--args", '{"scenario":"ok"}']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('"isError": true');
+    expect(run.stdout).toContain("get_bearer cannot be called: its credentials are missing. Whoever runs this server can set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')");
+    expect(api.requests).toEqual([]);
+    // A tool that needs nothing is called as before.
     const petstore = example("petstore.openapi.yaml");
     const free = await runCli(["call", petstore, "listPets", "--dry-run", "--base-url", `${api.url}/v1`]);
     expect(free.code, free.stderr).toBe(0);
-    const keyed = await runCli(["call", petstore, "getPet", "--args", '{"petId":1}', "--dry-run", "--base-url", `${api.url}/v1`]);
-    expect(keyed.code).toBe(1);
-    expect(keyed.stderr).toContain("API_KEY_API_KEY");
   });
 });
 
