@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { isUserError, UserError } from "./catalog/errors.js";
 import { examplesHelp } from "./cli-examples.js";
+import { listingOverBudget, TOKEN_BUDGET } from "./inspect/budget.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
@@ -290,7 +291,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new UserError({ code: "E_CATALOG", message: `${source}: not generating: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source` });
     }
     const { generateProject } = await import("./generate/index.js");
-    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}),  ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
+    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(listingOverBudget(catalog) ? { largeListing: { threshold: TOKEN_BUDGET } } : {}), ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
     const changed = [...report.created.map((p) => `  + ${p}`), ...report.updated.map((p) => `  ~ ${p}`), ...report.deleted.map((p) => `  - ${p}`)];
     out(`${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`);
     if (changed.length > 0) out(`${changed.join("\n")}\n`);
