@@ -77,7 +77,8 @@ export function startExampleApi({ port = 0, host = "127.0.0.1" } = {}) {
     return send(404, { error: `no route for ${req.method} ${url.pathname}` });
   });
 
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
     server.listen(port, host, () => {
       const address = server.address();
       resolve({

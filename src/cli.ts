@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { isUserError, UserError } from "./catalog/errors.js";
 import { examplesHelp } from "./cli-examples.js";
+import { listingOverBudget, TOKEN_BUDGET } from "./inspect/budget.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
@@ -50,6 +51,10 @@ interface ServeFlags extends RuntimeFlags {
   authAudience: string[];
   authScope: string[];
   authPrincipalClaim?: string;
+  allowUnauthenticated?: boolean;
+  sessionIdleTimeout?: number;
+  maxSessions?: number;
+  maxSessionsPerPrincipal?: number;
 }
 
 interface CallFlags extends RuntimeFlags {
@@ -210,7 +215,7 @@ export async function main(argv: string[]): Promise<number> {
         .argument("<source...>", "OpenAPI documents, action definitions or one manifest: files or https:// URLs")
         .addOption(new Option("--transport <kind>", "how clients connect").choices(["stdio", "http"]).default("stdio"))
         .addOption(new Option("--mode <mode>", "tools: one tool per operation (default); dynamic: search_tools, describe_tool, call_tool").choices(["tools", "dynamic"]))
-        .option("--port <n>", "HTTP port", portNumber, 3000)
+        .addOption(new Option("--port <n>", "HTTP port").env("PORT").argParser(portNumber).default(3000))
         .option("--host <address>", "HTTP address to listen on", "127.0.0.1")
         .option("--stateless", "HTTP without sessions, for running many replicas")
         .option("--require-credentials", "refuse to start while a tool lacks its credentials (default: start; such tools answer with an error naming the variables)")
@@ -220,7 +225,11 @@ export async function main(argv: string[]): Promise<number> {
         .option("--auth-jwks-url <url>", "HTTP: the issuer's JWKS (default: discovered from the issuer)")
         .option("--auth-audience <aud>", "HTTP: accepted token audience (repeatable; default: the resource)", collect, [])
         .option("--auth-scope <scope>", "HTTP: scope every token must carry (repeatable)", collect, [])
-        .option("--auth-principal-claim <claim>", "HTTP: the token claim naming the caller (default: sub; e.g. client_id)"),
+        .option("--auth-principal-claim <claim>", "HTTP: the token claim naming the caller (default: sub; e.g. client_id)")
+        .option("--allow-unauthenticated", "HTTP: serve a non-loopback --host without endpoint auth (warns on every start)")
+        .option("--session-idle-timeout <seconds>", "HTTP: close a session idle this long (default 1800)", positiveInteger)
+        .option("--max-sessions <n>", "HTTP: open sessions at most; more get 503 (default 1000)", positiveInteger)
+        .option("--max-sessions-per-principal <n>", "HTTP with endpoint auth: open sessions per caller (default 100)", positiveInteger),
     ),
   ).action(async (sources: string[], flags: SourceFlags & ServeFlags) => {
     const { serve } = await import("./serve.js");
@@ -234,6 +243,13 @@ export async function main(argv: string[]): Promise<number> {
       ...(flags.mode ? { mode: flags.mode } : {}),
       ...(flags.requireCredentials ? { requireCredentials: true } : {}),
       ...authOptions(flags),
+      ...(flags.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
+      sessions: {
+        ...(flags.sessionIdleTimeout !== undefined ? { idleTimeoutMs: flags.sessionIdleTimeout * 1000 } : {}),
+        ...(flags.maxSessions !== undefined ? { maxSessions: flags.maxSessions } : {}),
+        ...(flags.maxSessionsPerPrincipal !== undefined ? { maxSessionsPerPrincipal: flags.maxSessionsPerPrincipal } : {}),
+      },
+      optionNames: { port: "PORT or --port", host: "--host" },
     });
     const count = running.catalog.tools.length;
     const tools = `${count} tool${count === 1 ? "" : "s"}${running.mode === "dynamic" ? " through search_tools, describe_tool and call_tool" : ""}`;
@@ -292,7 +308,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new UserError({ code: "E_CATALOG", message: `${source}: not generating: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source` });
     }
     const { generateProject } = await import("./generate/index.js");
-    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
+    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(listingOverBudget(catalog) ? { largeListing: { threshold: TOKEN_BUDGET } } : {}), ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
     const changed = [...report.created.map((p) => `  + ${p}`), ...report.updated.map((p) => `  ~ ${p}`), ...report.deleted.map((p) => `  - ${p}`)];
     out(`${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`);
     if (changed.length > 0) out(`${changed.join("\n")}\n`);

@@ -3,8 +3,10 @@
 
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
+import type { Settings } from "./load/settings.js";
 import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
-import { type AuthConfig, serveHttp, serveStdio } from "./server/index.js";
+import { defined } from "./runtime/start.js";
+import { type AddressOptionNames, type AuthConfig, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 export interface ServeOptions extends EngineSetupOptions {
@@ -16,6 +18,12 @@ export interface ServeOptions extends EngineSetupOptions {
   mode?: ServeMode;
   /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
   auth?: AuthConfig;
+  /** Serve a non-loopback host without endpoint auth (refused otherwise); warns on every start. */
+  allowUnauthenticated?: boolean;
+  /** Idle expiry and caps of HTTP sessions; the settings file's apply where these are left out. */
+  sessions?: SessionLimits;
+  /** How the user sets the port and host, for the messages when they cannot be used. */
+  optionNames?: AddressOptionNames;
 }
 
 export interface RunningServer {
@@ -41,6 +49,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {
+    const sessions = sessionLimits({ given: options.sessions, settings });
     const handle = await serveHttp({
       provider,
       name,
@@ -49,10 +58,24 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.host ? { host: options.host } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
       ...(options.stateless ? { stateless: true } : {}),
+      ...(options.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
+      ...(sessions ? { sessions } : {}),
+      ...(options.optionNames ? { optionNames: options.optionNames } : {}),
       ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
     return { catalog, mode, url: handle.url, close: () => handle.close() };
   }
   const handle = await serveStdio({ provider, name, version, log });
   return { catalog, mode, close: () => handle.close(), closed: handle.closed };
+}
+
+/** The session limits given, each falling back to the settings file's. */
+function sessionLimits({ given = {}, settings }: { given?: SessionLimits; settings: Settings | undefined }): SessionLimits | undefined {
+  const idle = settings?.sessionIdleTimeoutSeconds;
+  const limits = defined({
+    idleTimeoutMs: given.idleTimeoutMs ?? (idle !== undefined ? idle * 1000 : undefined),
+    maxSessions: given.maxSessions ?? settings?.maxSessions,
+    maxSessionsPerPrincipal: given.maxSessionsPerPrincipal ?? settings?.maxSessionsPerPrincipal,
+  });
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }

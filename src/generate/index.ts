@@ -2,10 +2,10 @@
 // carrying the same runtime. What the command does, as a library call.
 
 import type { Catalog } from "../catalog/types.js";
-import { type GeneratedFile, renderProject } from "./render.js";
+import { type GeneratedFile, type LargeListing, renderProject } from "./render.js";
 import { type WriteReport, writeProject } from "./write.js";
 
-export type { GeneratedFile } from "./render.js";
+export type { GeneratedFile, LargeListing } from "./render.js";
 export type { WriteReport } from "./write.js";
 export { renderProject } from "./render.js";
 
@@ -19,6 +19,7 @@ export function generateProject({
   force,
   generator,
   progress,
+  largeListing,
 }: {
   catalog: Catalog;
   out: string;
@@ -26,13 +27,15 @@ export function generateProject({
   force?: boolean;
   generator: string;
   progress?: (line: string) => void;
+  /** When tools/list is over the context budget: the README then configures clients with `--mode dynamic`. */
+  largeListing?: LargeListing;
 }): {
   files: GeneratedFile[];
   report: WriteReport;
 } {
   const narrate = catalog.tools.length >= NARRATED_TOOLS ? progress : undefined;
   narrate?.(`rendering a project for ${catalog.tools.length.toLocaleString("en-US")} tools…`);
-  const files = renderProject({ catalog, ...(name ? { name } : {}) });
+  const files = renderProject({ catalog, ...(name ? { name } : {}), ...(largeListing ? { largeListing } : {}) });
   const bytes = files.reduce((sum, file) => sum + Buffer.byteLength(file.content), 0);
   narrate?.(`writing ${files.length} files (${(bytes / 2 ** 20).toFixed(1)} MB) to ${out}…`);
   const report = writeProject({ out, files, generator, ...(force ? { force: true } : {}) });

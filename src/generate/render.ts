@@ -73,7 +73,13 @@ function portablePaths(catalog: Catalog): (location: string) => string {
   return (location) => (common && isAbsolute(location) ? relative(common, location).split(sep).join("/") : location);
 }
 
-export function renderProject({ catalog, name }: { catalog: Catalog; name?: string }): GeneratedFile[] {
+/** A tools/list over the context budget (see `inspect`): the README's client lines then use `--mode dynamic`. */
+export interface LargeListing {
+  /** The budget, in approximate tokens, that tools/list in tools mode exceeds. */
+  threshold: number;
+}
+
+export function renderProject({ catalog, name, largeListing }: { catalog: Catalog; name?: string; largeListing?: LargeListing }): GeneratedFile[] {
   const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string } & Record<string, Record<string, string>>;
   const single = catalog.sources.length === 1 ? catalog.sources[0] : undefined;
   const title = single?.title ?? "openapi-mcp server";
@@ -83,7 +89,11 @@ export function renderProject({ catalog, name }: { catalog: Catalog; name?: stri
     detail: describeCredential(credential),
     variables: credentialVariables(credential),
   }));
-  const variables = credentials.flatMap((c) => c.variables);
+  const variables = [...new Set(credentials.flatMap((c) => c.variables))];
+  // The client lines start the server as it should run: with every credential variable, and in dynamic mode when
+  // the listing alone would fill the model's context.
+  const modeArgs = largeListing ? ["--mode", "dynamic"] : [];
+  const count = (n: number): string => n.toLocaleString("en-US");
   const context = {
     packageName,
     title,
@@ -95,8 +105,10 @@ export function renderProject({ catalog, name }: { catalog: Catalog; name?: stri
     tools: catalog.tools.map((t) => ({ name: t.name, method: t.operation.method, path: t.operation.path, effect: t.effect })),
     credentials,
     exampleEnv: Object.fromEntries(variables.map((v) => [v, "…"])),
+    serverArgs: `[${[`/path/to/${packageName}/dist/index.js`, ...modeArgs].map((a) => json(a)).join(", ")}]`,
+    largeListing: largeListing ? { threshold: count(largeListing.threshold) } : false,
     placeholderEnv: Object.fromEntries(variables.map((v) => [v, "placeholder-for-the-smoke-test"])),
-    claudeCommand: `claude mcp add ${packageName} -- node /path/to/${packageName}/dist/index.js`,
+    claudeCommand: `claude mcp add ${packageName}${variables.map((v) => ` -e ${v}=…`).join("")} -- node /path/to/${packageName}/dist/index.js${modeArgs.map((a) => ` ${a}`).join("")}`,
     dependencies: versions(RUNTIME_DEPENDENCIES, pkg),
     devDependencies: versions(DEVELOPMENT_DEPENDENCIES, pkg),
   };

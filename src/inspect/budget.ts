@@ -2,8 +2,8 @@
 // weigh most, and, above the budget, what to do about it. `inspect` reports it and `serve` prints its advice, so
 // both say the same thing.
 
-import { approximateTokens } from "../catalog/listing.js";
-import type { Tool } from "../catalog/types.js";
+import { approximateTokens, Listing } from "../catalog/listing.js";
+import type { Catalog, Tool } from "../catalog/types.js";
 
 /** Above this many tokens up front, a tools-mode server leaves a model little room for the task itself. */
 export const TOKEN_BUDGET = 20_000;
@@ -60,6 +60,20 @@ export function servedBudget({ listed, tools }: { listed: Array<{ name: string }
     return { name: entry.name, tokens: approximateTokens(size), tags: tagsOf.get(entry.name) ?? [] };
   });
   return contextBudget({ tools: costs, tokens: approximateTokens(bytes) });
+}
+
+/**
+ * Whether the catalog's tools/list (tools mode, output schemas included) is over the budget, measured only until it
+ * is: `generate` asks for every project, and sizing all of a large API's entries would cost it most of a second.
+ */
+export function listingOverBudget(catalog: Catalog, threshold = TOKEN_BUDGET): boolean {
+  const listing = new Listing(catalog);
+  let bytes = `{"tools":[]}`.length;
+  for (const tool of catalog.tools) {
+    bytes += listing.bytes(tool) + 1;
+    if (approximateTokens(bytes) > threshold) return true;
+  }
+  return false;
 }
 
 /** Every tag's tools and their cost (a tool under two tags counts for both), costliest first. */

@@ -29,6 +29,10 @@ export interface Settings {
   approvalTimeoutSeconds?: number;
   /** `serve` only: one tool per operation, or search_tools, describe_tool and call_tool. */
   mode?: "tools" | "dynamic";
+  /** `serve --transport http` only: session idle expiry and caps. */
+  sessionIdleTimeoutSeconds?: number;
+  maxSessions?: number;
+  maxSessionsPerPrincipal?: number;
   rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */

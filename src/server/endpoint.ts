@@ -1,6 +1,7 @@
 // The `/mcp` endpoint behind the HTTP guard: which SDK transport a request goes to. Stateful: one transport and one
 // `Server` per session, found by `Mcp-Session-Id`. Stateless (for replicas behind a load balancer): a fresh pair per
 // request, because the SDK refuses to reuse a stateless transport (it would mix up JSON-RPC ids across clients).
+// Sessions are bounded (sessions.ts): they expire when idle and are capped, per principal too.
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -9,6 +10,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolProvider } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { createMcpServer } from "./mcp.js";
+import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 
 export interface EndpointOptions {
   provider: ToolProvider;
@@ -18,6 +20,12 @@ export interface EndpointOptions {
   stateless: boolean;
   calls: CallTracker;
   log: (line: string) => void;
+  sessions?: SessionLimits;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  slot: Slot;
 }
 
 /** Writes a JSON-RPC error with no id, the shape the SDK uses for transport-level refusals. */
@@ -39,13 +47,15 @@ export function sendRpcError({
 }
 
 export class McpEndpoint {
-  private readonly sessions = new Map<string, StreamableHTTPServerTransport>();
-  /** With endpoint auth: the principal that opened each session. Only it may use the session id. */
-  private readonly owners = new Map<string, string>();
+  /** By session id; each slot knows the principal that opened it (with endpoint auth): only it may use the id. */
+  private readonly sessions = new Map<string, Session>();
+  private readonly table: SessionTable;
   /** Everything open that close() must close: session transports, and stateless transports mid-request. */
   private readonly open = new Set<StreamableHTTPServerTransport>();
 
-  constructor(private readonly options: EndpointOptions) {}
+  constructor(private readonly options: EndpointOptions) {
+    this.table = new SessionTable(options.sessions, options.log);
+  }
 
   get sessionCount(): number {
     return this.sessions.size;
@@ -71,11 +81,12 @@ export class McpEndpoint {
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
-      const transport = this.sessions.get(sessionId);
-      if (!transport || this.owners.get(sessionId) !== principal) {
+      const session = this.sessions.get(sessionId);
+      if (!session || session.slot.owner !== principal) {
         return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
       }
-      return transport.handleRequest(req, res, body);
+      this.holdOpen({ slot: session.slot, res });
+      return session.transport.handleRequest(req, res, body);
     }
     if (req.method === "POST" && isInitializeRequest(body)) return this.startSession({ req, res, body, principal });
     sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
@@ -97,27 +108,39 @@ export class McpEndpoint {
     body: unknown;
     principal: string | undefined;
   }) {
+    const admission = this.table.admit(principal);
+    if ("refused" in admission) {
+      const headers = { "retry-after": String(admission.retryAfterSeconds) };
+      return sendRpcError({ res, status: 503, code: -32000, message: admission.refused, headers });
+    }
+    const { slot } = admission;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, transport);
-        if (principal !== undefined) this.owners.set(id, principal);
+        this.sessions.set(id, { transport, slot });
       },
     });
-    // Set before connect(): the SDK's Server chains its own onclose after ours. DELETE ends up here too.
+    // Set before connect(): the SDK's Server chains its own onclose after ours. DELETE and expiry end up here too.
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) {
-        this.sessions.delete(transport.sessionId);
-        this.owners.delete(transport.sessionId);
-      }
+      if (transport.sessionId !== undefined) this.sessions.delete(transport.sessionId);
       this.open.delete(transport);
+      this.table.release(slot);
     };
     this.open.add(transport);
     const server = this.server(transport);
+    // Closing the server closes its transport; both become garbage once the maps above let go of them.
+    slot.close = () => server.close();
+    this.holdOpen({ slot, res });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     // Refused before a session began (a bad Accept header, say): nothing will ever reach this pair again.
     if (transport.sessionId === undefined) await server.close();
+  }
+
+  /** The session cannot expire while this request's response is open (a call in flight, a notification stream). */
+  private holdOpen({ slot, res }: { slot: Slot; res: ServerResponse }): void {
+    this.table.begin(slot);
+    res.once("close", () => this.table.end(slot));
   }
 
   private async handleStateless({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }) {

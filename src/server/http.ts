@@ -9,6 +9,8 @@ import { type AuthConfig, createEndpointAuth } from "./auth.js";
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
+import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
+import type { SessionLimits } from "./sessions.js";
 
 export interface HttpOptions {
   provider: ToolProvider;
@@ -29,6 +31,15 @@ export interface HttpOptions {
    * request to `/mcp`; `/healthz` and the protected-resource metadata stay public. Default: no endpoint auth.
    */
   auth?: AuthConfig;
+  /**
+   * Serve a non-loopback address without endpoint auth (refused otherwise: the tools call the API with this
+   * server's credentials). Warns on every start.
+   */
+  allowUnauthenticated?: boolean;
+  /** Idle expiry and caps of stateful sessions (see SessionLimits for the defaults). */
+  sessions?: SessionLimits;
+  /** How the user sets the port and the host, named when they cannot be used. Default `--port`, `--host`. */
+  optionNames?: AddressOptionNames;
   log?: (line: string) => void;
 }
 
@@ -38,6 +49,8 @@ export interface HttpHandle {
   port: number;
   /** Stops accepting, lets in-flight calls finish up to the grace period, aborts the rest, closes every session. */
   close(): Promise<void>;
+  /** Sessions open now (stateful mode): each holds a transport and an SDK server until it ends or expires. */
+  openSessions(): number;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -47,6 +60,7 @@ const FLUSH_MS = 1_000;
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  checkExposure({ host, authenticated: options.auth !== undefined, allowUnauthenticated: options.allowUnauthenticated === true, log });
   // Built before listening: a missing token variable or a bad auth config stops the start, not the first request.
   const auth = options.auth ? createEndpointAuth(options.auth, { log, endpointPath: "/mcp" }) : undefined;
   const calls = new CallTracker();
@@ -120,13 +134,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listen({ server, host, port, names: options.optionNames ?? { port: "--port", host: "--host" } });
   const bound = (server.address() as AddressInfo).port;
   const { allowedHosts, allowedOrigins } = options;
   auth?.warmUp();
@@ -160,7 +168,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     return closing;
   };
 
-  return { url: `http://${bracketed(host)}:${bound}/mcp`, port: bound, close };
+  return { url: `http://${bracketed(host)}:${bound}/mcp`, port: bound, close, openSessions: () => endpoint.sessionCount };
 }
 
 /** The body as text, or undefined once it passes `limit` bytes (the declared length is checked first). */

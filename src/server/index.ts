@@ -10,10 +10,17 @@ export type {
 } from "./auth.js";
 export { createEndpointAuth, protectedResourceMetadataUrl } from "./auth.js";
 export { CallTracker, ShutdownError } from "./calls.js";
+export type { ServerSettings } from "./command-line.js";
+export { readServerCommandLine } from "./command-line.js";
 export { isLoopbackHost, RequestGuard } from "./guard.js";
 export type { HttpHandle, HttpOptions } from "./http.js";
 export { serveHttp } from "./http.js";
+export type { AddressOptionNames } from "./listen.js";
 export type { McpServerOptions } from "./mcp.js";
 export { createMcpServer } from "./mcp.js";
+export type { OptionKind, ServerOption } from "./options.js";
+export { SERVER_OPTIONS, serverUsage } from "./options.js";
+export type { SessionLimits } from "./sessions.js";
+export { DEFAULT_SESSION_LIMITS } from "./sessions.js";
 export type { StdioHandle, StdioOptions } from "./stdio.js";
 export { serveStdio } from "./stdio.js";

@@ -122,7 +122,8 @@ describe("a project generated from a hostile spec", () => {
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._~-]{0,213}$/);
     const variables = Object.values(catalog.credentials).flatMap(credentialVariables);
     const entries = read(".env.example").split("\n").filter((line) => line && !line.startsWith("#"));
-    expect(entries).toEqual(variables.map((v) => `${v}=`));
+    // Then the endpoint's own tokens, which the Docker image requires.
+    expect(entries).toEqual([...variables.map((v) => `${v}=`), "MCP_TOKENS="]);
     const readme = read("README.md");
     const prose = readme.replace(/(?<![\\`])(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g, "");
     expect(prose).not.toMatch(/(?<!\\)<\/?\s*(script|img|b)\b/i);

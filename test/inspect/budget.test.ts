@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { GITHUB_SPEC } from "../../bench/corpus-check.mjs";
-import { contextBudget, TOKEN_BUDGET } from "../../src/inspect/budget.js";
+import { contextBudget, listingOverBudget, TOKEN_BUDGET } from "../../src/inspect/budget.js";
+import { inspectCatalog } from "../../src/inspect/report.js";
+import { loadCatalog } from "../../src/load/index.js";
 import { serve } from "../../src/serve.js";
 import { example } from "../support/fixtures.js";
 
@@ -44,6 +46,16 @@ describe("context budget", () => {
   it("without a tag that fits, names the filters instead", () => {
     const { advice } = contextBudget({ tools: [tool("a", 15_000), tool("b", 15_000, ["big one"])], tokens: 30_000, threshold: 20_000 });
     expect(advice).toMatch(/--mode dynamic .*, or keep only what the agent needs with --include tag:NAME, op:OPERATION_ID or path:GLOB$/);
+  });
+});
+
+describe("listingOverBudget (generate's question)", () => {
+  it("agrees with the full count on either side of the budget", async () => {
+    const catalog = await loadCatalog(example("petstore.openapi.yaml"));
+    const { tokens } = inspectCatalog(catalog).totals;
+    expect(listingOverBudget(catalog)).toBe(false);
+    expect(listingOverBudget(catalog, tokens)).toBe(false);
+    expect(listingOverBudget(catalog, tokens - 1)).toBe(true);
   });
 });
 
