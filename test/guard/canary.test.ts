@@ -64,7 +64,7 @@ function scenarios(): Record<string, Parameters<Upstream["on"]>[2]> {
       const at = recorded.url.indexOf("?");
       res.writeHead(302, { location: `${elsewhere.url}/steal${at === -1 ? "" : recorded.url.slice(at)}`, "content-length": 0 }).end();
     },
-    slow: delayed(3_000, echo()),
+    slow: delayed(6_000, echo()),
   };
 }
 const SCENARIOS = Object.keys(scenarios());
@@ -133,7 +133,7 @@ describe("in process: the engine behind the SDK client", () => {
 
   beforeAll(async () => {
     const catalog = await loadCatalog(spec);
-    const engine = new Engine({ catalog, env: canaryEnv(), timeoutMs: 500, retryDelaysMs: [5, 10], audit });
+    const engine = new Engine({ catalog, env: canaryEnv(), timeoutMs: 2_000, retryDelaysMs: [5, 10], audit });
     connected = await connectProvider(engine, { elicit: APPROVE, log: (line) => logs.push(line) });
     const down = await loadCatalog(spec, { baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
     unreachable = await connectProvider(new Engine({ catalog: down, env: canaryEnv(), retryDelaysMs: [5], audit }), { elicit: APPROVE, log: (line) => logs.push(line) });
@@ -210,7 +210,7 @@ describe("in process: the engine behind the SDK client", () => {
     const shown = (what: string): string => seen.find((s) => s.what === what)!.shown;
     expect(shown("get_bearer e404")).toContain("404 Not Found");
     expect(shown("get_basic e500")).toContain("500 Internal Server Error");
-    expect(shown("get_query slow")).toContain("no complete response within 500 ms");
+    expect(shown("get_query slow")).toContain("no complete response within 2000 ms");
     expect(shown("get_oauth redirect")).toContain("redirected to another origin");
     expect(shown("get_header mismatch")).toContain("does not match the tool's output schema");
     expect(shown("get_query unreachable")).toContain("ECONNREFUSED");
@@ -269,7 +269,7 @@ describe("the built CLI", () => {
 
   it("`serve` over stdio: results, prompts, stderr and the --audit-log file never show it", async () => {
     const auditFile = `${temp.dir}/serve-audit.jsonl`;
-    const server = await serveOverStdio([spec, "--timeout", "500", "--audit-log", auditFile], { env, elicit: APPROVE });
+    const server = await serveOverStdio([spec, "--timeout", "2000", "--audit-log", auditFile], { env, elicit: APPROVE });
     const shown: Array<{ what: string; shown: string }> = [];
     try {
       const calls: Array<Promise<unknown>> = [];
