@@ -122,8 +122,9 @@ function rawParameters(n: Normalizer, list: unknown, pointer: string): RawParame
   return result;
 }
 
+/** Path-level parameters, overridden by operation-level ones with the same location and name (any case for headers). */
 function mergeRaw(pathLevel: RawParameter[], operationLevel: RawParameter[]): RawParameter[] {
-  const key = (p: RawParameter): string => `${p.raw.in}:${p.raw.name}`;
+  const key = ({ raw }: RawParameter): string => `${raw.in}:${raw.in === "header" ? String(raw.name).toLowerCase() : raw.name}`;
   const overridden = new Set(operationLevel.map(key));
   return [...pathLevel.filter((p) => !overridden.has(key(p))), ...operationLevel];
 }
