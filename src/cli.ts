@@ -24,6 +24,7 @@ interface SourceFlags {
   exclude: string[];
   allowRef: string[];
   allowInsecureHttp?: boolean;
+  serverVar: Array<[string, string]>;
 }
 
 interface RuntimeFlags {
@@ -101,7 +102,14 @@ function withSourceOptions(command: Command): Command {
     .option("--include <filter>", "keep only matching operations: tag:NAME, op:OPERATION_ID, path:GLOB, method:VERB (repeatable)", collect, [])
     .option("--exclude <filter>", "leave out matching operations (repeatable, same forms as --include)", collect, [])
     .option("--allow-ref <dir|url-prefix>", "let external $refs also read this directory or URL prefix (repeatable)", collect, [])
-    .option("--allow-insecure-http", "permit http:// to hosts other than loopback");
+    .option("--allow-insecure-http", "permit http:// to hosts other than loopback")
+    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, []);
+}
+
+function serverVariable(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+  const equals = value.indexOf("=");
+  if (equals <= 0) throw new InvalidArgumentError("expected name=value, e.g. --server-var region=eu");
+  return [...previous, [value.slice(0, equals), value.slice(equals + 1)]];
 }
 
 function positiveInteger(value: string): number {
@@ -123,6 +131,7 @@ function loadOptions(flags: SourceFlags): LoadOptions {
     exclude: flags.exclude,
     allowRefs: flags.allowRef,
     ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    ...(flags.serverVar.length > 0 ? { serverVariables: Object.fromEntries(flags.serverVar) } : {}),
     progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
   };
 }

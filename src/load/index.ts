@@ -7,6 +7,7 @@ import { UserError } from "../catalog/errors.js";
 import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 import { addManifest } from "./manifest.js";
+import { givenServerVariables, unusedServerVariables } from "./server-variables.js";
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 
@@ -29,17 +30,19 @@ export async function loadCatalog(source: string | string[], options: LoadOption
     throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
   }
   const ids = namespaces(sources);
+  const serverVariables = { values: givenServerVariables({ values: options.serverVariables, places: options.serverVariablePlaces }), used: new Set<string>() };
   for (const [i, location] of sources.entries()) {
     const document = await readDocument({ location, display: location, options });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     if (document.kind === "manifest") {
       if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${location}: a manifest is served on its own, not beside other sources` });
-      await addManifest({ builder, manifest: document, options });
+      await addManifest({ builder, manifest: document, options, serverVariables });
     } else {
       const baseUrl = options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {};
-      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl } });
+      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl }, serverVariables });
     }
   }
+  builder.diagnostics.push(...unusedServerVariables({ input: serverVariables }));
   return builder.finish();
 }
 

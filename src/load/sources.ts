@@ -10,6 +10,7 @@ import { readActionDefinition } from "./actions.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
 import { conformanceWarnings } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
+import type { ServerVariableInput } from "./openapi/servers.js";
 import { parseBytes } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
@@ -27,6 +28,10 @@ export interface LoadOptions {
   allowInsecureHttp?: boolean;
   /** Where `${VAR}` references are looked up; the process environment by default. */
   env?: Environment;
+  /** Server variable values (`--server-var name=value`), over the documents' defaults. */
+  serverVariables?: Record<string, string>;
+  /** Where each of `serverVariables` was set, for messages: `--server-var name=value` unless said otherwise. */
+  serverVariablePlaces?: Record<string, string>;
   /** Also check OpenAPI documents against the official schemas (slower; for `validate`). */
   checkConformance?: boolean;
   /** Told what is happening while a large document loads (the CLI writes it to stderr). */
@@ -80,15 +85,18 @@ export async function addSource({
   document,
   settings,
   options,
+  serverVariables,
 }: {
   builder: CatalogBuilder;
   document: SourceDocument;
   settings: SourceSettings;
   options: LoadOptions;
+  /** Values for the document's server variables; the names its chosen servers use are added to `used`. */
+  serverVariables: ServerVariableInput;
 }): Promise<void> {
   const { origin, value, kind } = document;
   if (kind === "openapi") {
-    const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options });
+    const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options, serverVariables });
     const started = performance.now();
     origin.narrate?.(`${origin.display}: building tools for ${api.operations.length.toLocaleString("en-US")} operations…`);
     addOpenApiSource(builder, { ...settings, kind: "openapi", document: api });
@@ -101,12 +109,22 @@ export async function addSource({
   }
 }
 
-async function loadOpenApi({ value, origin, options }: { value: Record<string, unknown>; origin: SourceOrigin; options: LoadOptions }): Promise<ApiDocument> {
+async function loadOpenApi({
+  value,
+  origin,
+  options,
+  serverVariables,
+}: {
+  value: Record<string, unknown>;
+  origin: SourceOrigin;
+  options: LoadOptions;
+  serverVariables: ServerVariableInput;
+}): Promise<ApiDocument> {
   // Refuse an unsupported version before any external file is read.
   openApiVersion({ root: value, file: origin.display });
   const policy = refPolicy({ source: origin, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
   const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
-  const document = normalizeOpenApi({ root, file: origin.display, location: origin.location });
+  const document = normalizeOpenApi({ root, file: origin.display, location: origin.location, serverVariables });
   if (options.checkConformance) document.diagnostics.push(...(await conformanceWarnings({ root, file: origin.display, format: document.format })));
   return document;
 }
