@@ -13,7 +13,7 @@ const EXAMPLES: Record<string, string[]> = {
     "openapi-mcp inspect https://example.com/openapi.json --include tag:pets --json",
     "openapi-mcp inspect examples/shop.manifest.yaml           several sources under namespaces",
   ],
-  validate: ["openapi-mcp validate examples/widgets.actions.yaml", "openapi-mcp validate my-api.yaml && openapi-mcp serve my-api.yaml"],
+  validate: ["openapi-mcp validate examples/widgets.actions.yaml", "openapi-mcp validate --strict my-api.yaml                in CI: warnings fail too"],
   serve: [
     "API_KEY_API_KEY=your-key openapi-mcp serve examples/petstore.openapi.yaml          stdio, for Claude Desktop and the like",
     "openapi-mcp serve my-api.yaml --transport http --port 8080 --auth-token-env MCP_TOKENS",
