@@ -26,6 +26,7 @@ interface SourceFlags {
   allowRef: string[];
   allowInsecureHttp?: boolean;
   auth: string[];
+  serverVar: Array<[string, string]>;
 }
 
 interface RuntimeFlags {
@@ -103,6 +104,8 @@ function authOptions(flags: ServeFlags): { auth?: AuthConfig } {
 }
 
 const EXIT_USER_ERROR = 1;
+// A spec's author fixes errors by kind: validate shows more of each than inspect does.
+const VALIDATE_PER_KIND = 10;
 const EXIT_INTERNAL_ERROR = 70;
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -119,7 +122,14 @@ function withSourceOptions(command: Command): Command {
       "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name; repeatable)",
       collect,
       [],
-    );
+    )
+    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, []);
+}
+
+function serverVariable(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+  const equals = value.indexOf("=");
+  if (equals <= 0) throw new InvalidArgumentError("expected name=value, e.g. --server-var region=eu");
+  return [...previous, [value.slice(0, equals), value.slice(equals + 1)]];
 }
 
 function positiveInteger(value: string): number {
@@ -142,6 +152,7 @@ function loadOptions(flags: SourceFlags): LoadOptions {
     allowRefs: flags.allowRef,
     ...(flags.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
     ...(flags.auth.length > 0 ? { upstreamAuth: flags.auth } : {}),
+    ...(flags.serverVar.length > 0 ? { serverVariables: Object.fromEntries(flags.serverVar) } : {}),
     progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
   };
 }
@@ -184,16 +195,20 @@ export async function main(argv: string[]): Promise<number> {
   withSourceOptions(
     program
       .command("validate")
-      .description("report what would stop or degrade the server; exits non-zero on errors")
-      .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL"),
-  ).action(async (source: string, flags: SourceFlags) => {
+      .description("check a source as its author would: schema violations are errors, each with its line; exits 1 on errors")
+      .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
+      .option("--strict", "also exit 1 on warnings (for CI)"),
+  ).action(async (source: string, flags: SourceFlags & { strict?: boolean }) => {
     const report = inspectCatalog(await loadCatalog(source, { ...loadOptions(flags), checkConformance: true }));
-    out(renderReport(report, { tools: false }));
-    if (report.errors.length > 0) {
+    out(renderReport(report, { tools: false, perKind: VALIDATE_PER_KIND }));
+    const { errors, warnings } = report;
+    const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+    if (errors.length > 0 || (flags.strict && warnings.length > 0)) {
       exitCode = EXIT_USER_ERROR;
-      err(`openapi-mcp: ${source}: ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}\n`);
+      const counted = errors.length > 0 ? count(errors.length, "error") : `${count(warnings.length, "warning")} (--strict)`;
+      err(`openapi-mcp: ${source}: ${counted}${errors.length > 0 && flags.strict && warnings.length > 0 ? `, ${count(warnings.length, "warning")}` : ""}\n`);
     } else {
-      out(`${source}: valid${report.warnings.length > 0 ? `, with ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}` : ""}\n`);
+      out(`${source}: valid${warnings.length > 0 ? `, with ${count(warnings.length, "warning")}` : ""}\n`);
     }
   });
 

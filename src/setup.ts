@@ -44,6 +44,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     ...options,
     allowInsecureHttp,
     ...defined({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
+    ...serverVariables({ options, settings }),
     include: include.list,
     exclude: exclude.list,
     filterPlaces: defined({ include: include.place, exclude: exclude.place }),
@@ -80,6 +81,16 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
 function filterList({ given = [], settings, which }: { given?: string[]; settings?: Settings; which: "include" | "exclude" }): { list: string[]; place?: string } {
   const fromSettings = settings?.[which] ?? [];
   return given.length > 0 || fromSettings.length === 0 ? { list: given } : { list: fromSettings, place: `settings file ${settings?.file}` };
+}
+
+/** The settings file's server variables under the command line's, each with where it was set. */
+function serverVariables({ options, settings }: { options: LoadOptions; settings: Settings | undefined }): Pick<LoadOptions, "serverVariables" | "serverVariablePlaces"> {
+  const fromSettings = Object.entries(settings?.serverVariables ?? {}).filter(([name]) => !Object.hasOwn(options.serverVariables ?? {}, name));
+  if (fromSettings.length === 0) return {};
+  return {
+    serverVariables: { ...Object.fromEntries(fromSettings.map(([name, value]) => [name, String(value)])), ...options.serverVariables },
+    serverVariablePlaces: { ...Object.fromEntries(fromSettings.map(([name]) => [name, `${settings?.file}#/serverVariables/${name}`])), ...options.serverVariablePlaces },
+  };
 }
 
 function refuseOnErrors(catalog: Catalog): void {

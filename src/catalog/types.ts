@@ -159,6 +159,9 @@ export interface Diagnostic {
   file?: string;
   /** JSON pointer into the file. */
   pointer?: string;
+  /** Where the pointer is in the file's text (1-based); set by `validate`, which keeps the text. */
+  line?: number;
+  column?: number;
   /** The tool or operation concerned. */
   tool?: string;
 }

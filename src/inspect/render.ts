@@ -7,7 +7,8 @@ import type { InspectReport } from "./report.js";
 
 const SAME_KIND_SHOWN = 3;
 
-export function renderReport(report: InspectReport, { tools = true }: { tools?: boolean } = {}): string {
+/** `perKind`: how many diagnostics of one kind are shown before "… and N more like these". */
+export function renderReport(report: InspectReport, { tools = true, perKind = SAME_KIND_SHOWN }: { tools?: boolean; perKind?: number } = {}): string {
   const lines: string[] = [];
   for (const source of report.sources) {
     const id = source.id ? `[${source.id}] ` : "";
@@ -28,7 +29,7 @@ export function renderReport(report: InspectReport, { tools = true }: { tools?: 
       lines.push(printable(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${c.usedBy === 1 ? "" : "s"})`));
     }
   }
-  lines.push(...diagnostics("Errors", report.errors), ...diagnostics("Warnings", report.warnings));
+  lines.push(...diagnostics("Errors", report.errors, perKind), ...diagnostics("Warnings", report.warnings, perKind));
   return `${lines.join("\n")}\n`;
 }
 
@@ -44,21 +45,27 @@ function budget(b: Budget, tools: number): string[] {
 }
 
 /** Diagnostics grouped by code; a code seen many times shows a few examples and a count. */
-export function diagnostics(heading: string, list: Diagnostic[]): string[] {
+export function diagnostics(heading: string, list: Diagnostic[], perKind = SAME_KIND_SHOWN): string[] {
   if (list.length === 0) return [];
   const lines = ["", `${heading} (${list.length}):`];
   const byCode = new Map<string, Diagnostic[]>();
-  for (const d of list) byCode.set(d.code, [...(byCode.get(d.code) ?? []), d]);
+  for (const d of list) {
+    const group = byCode.get(d.code);
+    if (group) group.push(d);
+    else byCode.set(d.code, [d]);
+  }
   for (const [code, group] of byCode) {
-    for (const d of group.slice(0, group.length > SAME_KIND_SHOWN + 1 ? SAME_KIND_SHOWN : group.length)) lines.push(`  ${describe(d)}`);
-    if (group.length > SAME_KIND_SHOWN + 1) lines.push(`  … and ${group.length - SAME_KIND_SHOWN} more like these (${code})`);
+    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${describe(d)}`);
+    if (group.length > perKind + 1) lines.push(`  … and ${group.length - perKind} more like these (${code})`);
   }
   return lines;
 }
 
+/** `[tool] message (file#/pointer)`; `file:line:column #/pointer: [tool] message` when the place in the text is known. */
 export function describe(d: Diagnostic): string {
-  const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });
   const tool = d.tool ? `[${d.tool}] ` : "";
+  if (d.file !== undefined && d.line !== undefined) return printable(`${d.file}:${d.line}:${d.column ?? 1} #${d.pointer ?? ""}: ${tool}${d.message}`);
+  const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });
   return printable(`${tool}${d.message}${place ? ` (${place})` : ""}`);
 }
 

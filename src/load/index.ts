@@ -8,6 +8,7 @@ import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 import { GivenAuth } from "./auth-sources.js";
 import { addManifest } from "./manifest.js";
+import { givenServerVariables, unusedServerVariables } from "./server-variables.js";
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 
@@ -32,19 +33,21 @@ export async function loadCatalog(source: string | string[], options: LoadOption
   const ids = namespaces(sources);
   const auth = givenAuth(options);
   if (sources.length > 1) auth.check(ids);
+  const serverVariables = { values: givenServerVariables({ values: options.serverVariables, places: options.serverVariablePlaces }), used: new Set<string>() };
   for (const [i, location] of sources.entries()) {
     const document = await readDocument({ location, display: location, options });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     if (document.kind === "manifest") {
       if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${location}: a manifest is served on its own, not beside other sources` });
-      await addManifest({ builder, manifest: document, options, auth });
+      await addManifest({ builder, manifest: document, options, auth, serverVariables });
     } else {
       if (sources.length === 1) auth.check(ids);
       const baseUrl = options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {};
       const entries = auth.forSource(ids[i]!);
-      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl, ...(entries ? { auth: entries } : {}) } });
+      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl, ...(entries ? { auth: entries } : {}) }, serverVariables });
     }
   }
+  builder.diagnostics.push(...unusedServerVariables({ input: serverVariables }));
   return builder.finish();
 }
 

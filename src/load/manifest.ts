@@ -14,6 +14,8 @@ import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
 import type { LoadOptions, SourceDocument } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
+import type { ServerVariableInput } from "./openapi/servers.js";
+import { unusedServerVariables, withSourceValues } from "./server-variables.js";
 import { expandVariables } from "./variables.js";
 
 interface ManifestEntry {
@@ -24,9 +26,23 @@ interface ManifestEntry {
   exclude?: string[];
   auth?: Record<string, unknown>;
   rateLimit?: RateLimit;
+  serverVariables?: Record<string, string | number>;
 }
 
-export async function addManifest({ builder, manifest, options, auth }: { builder: CatalogBuilder; manifest: SourceDocument; options: LoadOptions; auth: GivenAuth }): Promise<void> {
+export async function addManifest({
+  builder,
+  manifest,
+  options,
+  auth,
+  serverVariables,
+}: {
+  builder: CatalogBuilder;
+  manifest: SourceDocument;
+  options: LoadOptions;
+  auth: GivenAuth;
+  /** The run's values (command line, settings), for every source; a source's own come under them. */
+  serverVariables: ServerVariableInput;
+}): Promise<void> {
   const { origin } = manifest;
   const file = origin.display;
   const parsed: Parsed = { value: manifest.value, text: manifest.text ?? "" };
@@ -59,10 +75,12 @@ export async function addManifest({ builder, manifest, options, auth }: { builde
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     const filters = parseFilters({ include: entry.include ?? [], exclude: entry.exclude ?? [], place });
     builder.remember(filters, `source '${entry.id}'`);
+    const own = { values: withSourceValues({ run: serverVariables.values, own: entry.serverVariables, place: `${place}/serverVariables` }), used: new Set<string>() };
     await addSource({
       builder,
       document,
       options,
+      serverVariables: own,
       settings: {
         id: entry.id,
         filters,
@@ -71,6 +89,8 @@ export async function addManifest({ builder, manifest, options, auth }: { builde
         ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
       },
     });
+    for (const name of own.used) serverVariables.used.add(name);
+    builder.diagnostics.push(...unusedServerVariables({ input: own, only: (name) => !serverVariables.values.has(name), file: document.origin.display }));
   }
 }
 

@@ -115,22 +115,3 @@ function yamlMessage(error: unknown): string {
   const at = e.linePos?.[0];
   return at ? `line ${at.line}, column ${at.col}: ${text}` : text;
 }
-
-/** Line and column (1-based) of the value at a JSON pointer; parses the text again, so only for messages. */
-export function locatePointer({ text, pointer }: { text: string; pointer: string }): { line: number; col: number } | undefined {
-  try {
-    const { parseDocument, LineCounter } = yaml();
-    const lineCounter = new LineCounter();
-    const document = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
-    const path = pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-    // Walk down as far as the path exists: an error about a missing key points at its parent.
-    for (let depth = path.length; depth >= 0; depth--) {
-      const keys = path.slice(0, depth).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-      const node = document.getIn(keys, true) as { range?: [number, number, number] } | undefined;
-      if (node?.range) return lineCounter.linePos(node.range[0]);
-    }
-  } catch {
-    // Locating is a courtesy; the message stands without it.
-  }
-  return undefined;
-}

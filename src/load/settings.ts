@@ -17,6 +17,8 @@ export interface Settings {
   /** Where the settings came from, for messages. */
   file: string;
   baseUrl?: string;
+  /** Values for the documents' server variables, for every source. */
+  serverVariables?: Record<string, string | number>;
   include?: string[];
   exclude?: string[];
   timeoutMs?: number;

@@ -6,10 +6,13 @@ import type { ApiDocument } from "../catalog/document.js";
 import { UserError } from "../catalog/errors.js";
 import { addOpenApiSource } from "../catalog/openapi-tools.js";
 import { isObject } from "../catalog/pointer.js";
+import type { Diagnostic } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
-import { conformanceWarnings } from "./openapi/conformance.js";
+import { locatePointers } from "./locate.js";
+import { conformanceErrors } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
+import type { ServerVariableInput } from "./openapi/servers.js";
 import { parseBytes } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
@@ -35,7 +38,14 @@ export interface LoadOptions {
   settingsAuth?: { file: string; auth: Record<string, unknown> };
   /** Where `${VAR}` references are looked up; the process environment by default. */
   env?: Environment;
-  /** Also check OpenAPI documents against the official schemas (slower; for `validate`). */
+  /** Server variable values (`--server-var name=value`), over the documents' defaults. */
+  serverVariables?: Record<string, string>;
+  /** Where each of `serverVariables` was set, for messages: `--server-var name=value` unless said otherwise. */
+  serverVariablePlaces?: Record<string, string>;
+  /**
+   * For `validate`: also check OpenAPI documents against the official schemas (their violations are errors), and
+   * give every diagnostic its line and column (the text of each source is kept until it is built).
+   */
   checkConformance?: boolean;
   /** Told what is happening while a large document loads (the CLI writes it to stderr). */
   progress?: (line: string) => void;
@@ -62,8 +72,8 @@ export function unknownKind(file: string): UserError {
   });
 }
 
-/** A read and parsed source. The text of an OpenAPI document is not kept (it can be 50 MB); that of an action
- * definition or manifest is, for pointing at lines and columns. */
+/** A read and parsed source. The text of an OpenAPI document is kept only for `validate` (it can be 50 MB); that
+ * of an action definition or manifest always is, for pointing at lines and columns. */
 export interface SourceDocument {
   origin: SourceOrigin;
   value: unknown;
@@ -79,7 +89,9 @@ export async function readDocument({ location, display, options }: { location: s
   const { value, text } = parseBytes({ bytes: read.bytes, file });
   const kind = detectKind(value);
   const origin: SourceOrigin = { location: read.location, remote: read.remote, display: file, ...(narrate ? { narrate } : {}) };
-  if (kind === "openapi") return { origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) }, value, kind };
+  if (kind === "openapi") {
+    return { origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) }, value, kind, ...(options.checkConformance ? { text: text() } : {}) };
+  }
   return { origin, value, kind, text: text() };
 }
 
@@ -88,15 +100,37 @@ export async function addSource({
   document,
   settings,
   options,
+  serverVariables,
 }: {
   builder: CatalogBuilder;
   document: SourceDocument;
   settings: SourceSettings;
   options: LoadOptions;
+  /** Values for the document's server variables; the names its chosen servers use are added to `used`. */
+  serverVariables: ServerVariableInput;
+}): Promise<void> {
+  const { origin } = document;
+  const before = builder.diagnostics.length;
+  await addParsedSource({ builder, document, settings, options, serverVariables });
+  if (options.checkConformance && document.text !== undefined) locateDiagnostics({ diagnostics: builder.diagnostics.slice(before), file: origin.display, text: document.text });
+}
+
+async function addParsedSource({
+  builder,
+  document,
+  settings,
+  options,
+  serverVariables,
+}: {
+  builder: CatalogBuilder;
+  document: SourceDocument;
+  settings: SourceSettings;
+  options: LoadOptions;
+  serverVariables: ServerVariableInput;
 }): Promise<void> {
   const { origin, value, kind } = document;
   if (kind === "openapi") {
-    const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options });
+    const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options, serverVariables });
     const started = performance.now();
     origin.narrate?.(`${origin.display}: building tools for ${api.operations.length.toLocaleString("en-US")} operations…`);
     addOpenApiSource(builder, { ...settings, kind: "openapi", document: api });
@@ -109,12 +143,32 @@ export async function addSource({
   }
 }
 
-async function loadOpenApi({ value, origin, options }: { value: Record<string, unknown>; origin: SourceOrigin; options: LoadOptions }): Promise<ApiDocument> {
+async function loadOpenApi({
+  value,
+  origin,
+  options,
+  serverVariables,
+}: {
+  value: Record<string, unknown>;
+  origin: SourceOrigin;
+  options: LoadOptions;
+  serverVariables: ServerVariableInput;
+}): Promise<ApiDocument> {
   // Refuse an unsupported version before any external file is read.
   openApiVersion({ root: value, file: origin.display });
   const policy = refPolicy({ source: origin, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
   const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
-  const document = normalizeOpenApi({ root, file: origin.display, location: origin.location });
-  if (options.checkConformance) document.diagnostics.push(...(await conformanceWarnings({ root, file: origin.display, format: document.format })));
+  const document = normalizeOpenApi({ root, file: origin.display, location: origin.location, serverVariables });
+  if (options.checkConformance) document.diagnostics.push(...conformanceErrors({ root, file: origin.display, format: document.format }));
   return document;
+}
+
+/** Line and column for each diagnostic about this file, found in one pass over its text. */
+function locateDiagnostics({ diagnostics, file, text }: { diagnostics: Diagnostic[]; file: string; text: string }): void {
+  const here = diagnostics.filter((d) => d.file === file && d.pointer !== undefined);
+  const places = locatePointers({ text, pointers: here.map((d) => d.pointer!) });
+  for (const d of here) {
+    const place = places.get(d.pointer!);
+    if (place) Object.assign(d, place);
+  }
 }

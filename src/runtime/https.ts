@@ -64,8 +64,10 @@ export function checkUpstreamUrls(
         `${url} (${usedBy}) is plain http to a host that is not loopback, allowed by --allow-insecure-http: credentials and data cross the network unencrypted and can be read or changed on the way`,
       );
     } else {
+      // For a server URL, the likely fix is the same API over https; a token URL is the scheme's to change.
+      const fix = usedBy.startsWith("the server URL") ? `if the API answers over https, pass --base-url ${url.replace(/^http:/i, "https:")}` : "use an https:// URL";
       errors.push(
-        `${url} (${usedBy}) is plain http to a host that is not loopback: credentials and data would cross the network unencrypted; use https://, or pass --allow-insecure-http to accept the risk`,
+        `${url} (${usedBy}) is plain http to a host that is not loopback: credentials and data would cross the network unencrypted; ${fix}, or pass --allow-insecure-http to accept the risk`,
       );
     }
   }

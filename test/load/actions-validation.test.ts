@@ -132,3 +132,20 @@ describe("definitions that are refused", () => {
     expect(error.message).toBe(`${file}#/baseUrl: environment variable ENVY_BASE_URL is not set`);
   });
 });
+
+describe("every error of a definition in one round", () => {
+  it("reports schema errors (unknown types included) and rule errors together, each with line and column", async () => {
+    const file = fixture("actions/many-errors.actions.yaml");
+    const error = await rejection(loadFixture("actions/many-errors.actions.yaml"));
+    expect(error.code).toBe("E_INVALID_DEFINITION");
+    const lines = error.message.split("\n").slice(1).map((line) => line.trim());
+    expect(lines).toEqual([
+      `${file}:5:51 #/schemas/Item/properties/id/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`,
+      `${file}:14:24 #/actions/0/inputSchema/properties/count/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`,
+      `${file}:17:13 #/actions/1/method: must be one of: "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"`,
+      `${file}:10:11 #/actions/0/path: path placeholder {itemId} has no property in inputSchema`,
+      `${file}:25:17 #/actions/2/in/size: 'Content-Length' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header`,
+      `${file}:19:27 #/actions/1/outputSchema/$ref: $ref '#/schemas/Missing' does not resolve: nothing is at that place in the definition`,
+    ]);
+  });
+});

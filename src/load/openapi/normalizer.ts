@@ -5,6 +5,7 @@ import type { ApiParameter, ApiSecurityScheme } from "../../catalog/document.js"
 import { isObject, localRefPointer, resolvePointer } from "../../catalog/pointer.js";
 import type { Diagnostic, HttpMethod } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
+import type { ServerVariableInput } from "./servers.js";
 
 /** Operation keys of a path item, in the order tools are listed. */
 export const METHOD_KEYS: Array<[string, HttpMethod]> = [
@@ -26,6 +27,8 @@ export class Normalizer {
     readonly file: string,
     /** Where the document came from: relative server and token URLs resolve against it when it is a URL. */
     readonly location: string,
+    /** Server variable values the user set, and the names the chosen servers use. */
+    readonly serverVariables?: ServerVariableInput,
   ) {}
 
   // Operations share components (GitHub's 1,200 operations use a few dozen parameters and responses).

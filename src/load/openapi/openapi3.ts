@@ -3,15 +3,28 @@
 import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiMediaType, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
-import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, unsupportedScheme } from "./normalizer.js";
+import { type ServerVariableInput, serverUrl } from "./servers.js";
 import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
 const LOCATIONS = new Set<string>(["path", "query", "header", "cookie"]);
 
-export function normalizeOpenApi3({ root, file, location, version }: { root: Record<string, unknown>; file: string; location: string; version: string }): ApiDocument {
-  const n = new Normalizer(root, file, location);
+export function normalizeOpenApi3({
+  root,
+  file,
+  location,
+  version,
+  serverVariables,
+}: {
+  root: Record<string, unknown>;
+  file: string;
+  location: string;
+  version: string;
+  serverVariables?: ServerVariableInput | undefined;
+}): ApiDocument {
+  const n = new Normalizer(root, file, location, serverVariables);
   const info = isObject(root.info) ? root.info : {};
-  const documentServer = serverUrl(n, root.servers, "/servers") ?? "";
+  const documentServer = serverUrl({ n, servers: root.servers, pointer: "/servers" }) ?? "";
   const documentSecurity = requirements(root.security) ?? [];
   const operations: ApiOperation[] = [];
   const excluded: ApiExcludedOperation[] = [];
@@ -25,7 +38,7 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
     if (!item) continue;
     const path = n.requestPath(key, joinPointer("/paths", key));
     const pathMcp = readMcpExtension({ n, owner: item.value, pointer: item.pointer, level: "path" });
-    const pathServer = serverUrl(n, item.value.servers, `${item.pointer}/servers`) ?? documentServer;
+    const pathServer = serverUrl({ n, servers: item.value.servers, pointer: `${item.pointer}/servers` }) ?? documentServer;
     const pathParameters = parameters(n, item.value.parameters, `${item.pointer}/parameters`);
     for (const [key, method] of METHOD_KEYS) {
       if (item.value[key] === undefined) continue;
@@ -50,7 +63,7 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
         ...(description !== undefined ? { description } : {}),
         tags: stringList(operation.tags),
         deprecated: operation.deprecated === true,
-        serverUrl: serverUrl(n, operation.servers, `${pointer}/servers`) ?? pathServer,
+        serverUrl: serverUrl({ n, servers: operation.servers, pointer: `${pointer}/servers` }) ?? pathServer,
         parameters: merge(pathParameters, parameters(n, operation.parameters, `${pointer}/parameters`)),
         ...(requestBody ? { requestBody } : {}),
         responses: responses(n, operation.responses, `${pointer}/responses`),
@@ -74,27 +87,6 @@ export function normalizeOpenApi3({ root, file, location, version }: { root: Rec
     securitySchemes: securitySchemes(n),
     diagnostics: n.diagnostics,
   };
-}
-
-/** The first server's URL with variables set to their defaults; undefined when none is listed here. */
-function serverUrl(n: Normalizer, servers: unknown, pointer: string): string | undefined {
-  if (!Array.isArray(servers) || servers.length === 0) return undefined;
-  const server = servers[0];
-  if (!isObject(server) || typeof server.url !== "string") {
-    n.warn("invalid-server", `${pointer}/0`, "a server needs a url; ignored");
-    return undefined;
-  }
-  const variables = isObject(server.variables) ? server.variables : {};
-  const url = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
-    const variable = variables[name];
-    const value = isObject(variable) ? (variable.default ?? (Array.isArray(variable.enum) ? variable.enum[0] : undefined)) : undefined;
-    if (value === undefined) {
-      n.warn("server-variable", `${pointer}/0/url`, `server variable {${name}} has no default; the URL is used as written`);
-      return whole;
-    }
-    return String(value);
-  });
-  return trimTrailingSlash(n.absoluteUrl(url));
 }
 
 function parameters(n: Normalizer, list: unknown, pointer: string): ApiParameter[] {

@@ -8,6 +8,7 @@ import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
 import { merge } from "./openapi3.js";
 import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import type { ServerVariableInput } from "./servers.js";
 import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
 // `collectionFormat` → [style, explode]; csv is the default for arrays.
@@ -20,10 +21,21 @@ const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
 };
 const NOT_SCHEMA = new Set(["name", "in", "required", "description", "collectionFormat", "allowEmptyValue"]);
 
-export function normalizeSwagger2({ root, file, location }: { root: Record<string, unknown>; file: string; location: string }): ApiDocument {
+export function normalizeSwagger2({
+  root,
+  file,
+  location,
+  serverVariables,
+}: {
+  root: Record<string, unknown>;
+  file: string;
+  location: string;
+  serverVariables?: ServerVariableInput | undefined;
+}): ApiDocument {
   const n = new Normalizer(root, file, location);
   const info = isObject(root.info) ? root.info : {};
   const server = serverUrl(n);
+  noServerVariables({ n, serverVariables });
   const documentSecurity = requirements(root.security) ?? [];
   const consumesAll = stringList(root.consumes);
   const producesAll = stringList(root.produces);
@@ -101,6 +113,14 @@ function serverUrl(n: Normalizer): string {
   return trimTrailingSlash(`${scheme}://${host}${basePath.startsWith("/") || basePath === "" ? basePath : `/${basePath}`}`);
 }
 
+/** Swagger 2.0 has host, basePath and schemes, no server variables: values set for them are said to be ignored. */
+function noServerVariables({ n, serverVariables }: { n: Normalizer; serverVariables: ServerVariableInput | undefined }): void {
+  for (const [name, { place }] of serverVariables?.values ?? []) {
+    n.warn("unused-server-variable", "/swagger", `${place}: Swagger 2.0 documents have no server variables; {${name}} is ignored (use --base-url to change the server)`);
+    serverVariables?.used.add(name); // said here; not again as unused
+  }
+}
+
 interface RawParameter {
   raw: Record<string, unknown>;
   pointer: string;
@@ -122,8 +142,9 @@ function rawParameters(n: Normalizer, list: unknown, pointer: string): RawParame
   return result;
 }
 
+/** Path-level parameters, overridden by operation-level ones with the same location and name (any case for headers). */
 function mergeRaw(pathLevel: RawParameter[], operationLevel: RawParameter[]): RawParameter[] {
-  const key = (p: RawParameter): string => `${p.raw.in}:${p.raw.name}`;
+  const key = ({ raw }: RawParameter): string => `${raw.in}:${raw.in === "header" ? String(raw.name).toLowerCase() : raw.name}`;
   const overridden = new Set(operationLevel.map(key));
   return [...pathLevel.filter((p) => !overridden.has(key(p))), ...operationLevel];
 }
