@@ -8,7 +8,7 @@ import { annotationsFor, sideEffectOf } from "./effects.js";
 import { isReservedHeader } from "./http-headers.js";
 import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";
-import { baseToolName } from "./naming.js";
+import { baseToolName, holdOwnNames } from "./naming.js";
 import { setOwn } from "./own.js";
 import { asObjectSchema } from "./outputs.js";
 import { isObject } from "./pointer.js";
@@ -103,12 +103,16 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
     ...((source.rateLimit ?? definition.rateLimit) ? { rateLimit: (source.rateLimit ?? definition.rateLimit)! } : {}),
   });
 
-  definition.actions.forEach((action, index) => {
-    const pointer = `/actions/${index}`;
+  const accepted = definition.actions.flatMap((action, index) => {
     const method = action.method.toUpperCase() as HttpMethod;
     const choice = baseToolName({ operationId: action.name, method, path: action.path, namespace: id });
     const tags = action.tags ?? [];
-    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return;
+    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return [];
+    return [{ action, index, method, choice, tags }];
+  });
+  holdOwnNames({ candidates: accepted.map(({ method, action, choice }) => ({ choice, salt: `${method} ${action.path}` })), hold: (name, salt) => builder.holdName(name, salt) });
+  for (const { action, index, method, choice, tags } of accepted) {
+    const pointer = `/actions/${index}`;
     const report = (d: Omit<Diagnostic, "file">): void => {
       builder.diagnostics.push({ ...d, file, tool: choice.name });
     };
@@ -151,7 +155,7 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
       },
       `${method} ${action.path}`,
     );
-  });
+  }
 }
 
 function credentialFor(definition: ActionDefinition, override: CredentialOverride | undefined): CredentialScheme | undefined {
