@@ -4,14 +4,15 @@
 
 import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, titleFor } from "./builder.js";
+import { ArgumentNames, isSafeArgument, renamedMessage, safeArgument } from "./argument-names.js";
 import { annotationsFor, sideEffectOf } from "./effects.js";
 import { isReservedHeader } from "./http-headers.js";
 import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";
-import { baseToolName } from "./naming.js";
+import { baseToolName, holdOwnNames } from "./naming.js";
 import { setOwn } from "./own.js";
 import { asObjectSchema } from "./outputs.js";
-import { isObject } from "./pointer.js";
+import { isObject, joinPointer } from "./pointer.js";
 import type { SchemaConverter } from "./schema/convert.js";
 import { applyAuthEntries, definedNames, everyToolRequirement } from "./auth.js";
 import type { CredentialOverride } from "./security.js";
@@ -114,12 +115,16 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
     ...((source.rateLimit ?? definition.rateLimit) ? { rateLimit: (source.rateLimit ?? definition.rateLimit)! } : {}),
   });
 
-  definition.actions.forEach((action, index) => {
-    const pointer = `/actions/${index}`;
+  const accepted = definition.actions.flatMap((action, index) => {
     const method = action.method.toUpperCase() as HttpMethod;
     const choice = baseToolName({ operationId: action.name, method, path: action.path, namespace: id });
     const tags = action.tags ?? [];
-    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return;
+    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return [];
+    return [{ action, index, method, choice, tags }];
+  });
+  holdOwnNames({ candidates: accepted.map(({ method, action, choice }) => ({ choice, salt: `${method} ${action.path}` })), hold: (name, salt) => builder.holdName(name, salt) });
+  for (const { action, index, method, choice, tags } of accepted) {
+    const pointer = `/actions/${index}`;
     const report = (d: Omit<Diagnostic, "file">): void => {
       builder.diagnostics.push({ ...d, file, tool: choice.name });
     };
@@ -162,7 +167,7 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
       },
       `${method} ${action.path}`,
     );
-  });
+  }
 }
 
 function credentialFor(definition: ActionDefinition, override: CredentialOverride | undefined): CredentialScheme | undefined {
@@ -229,10 +234,12 @@ function placeArguments({
     if (!Object.hasOwn(properties, name)) report({ severity: "warning", code: "unknown-argument", pointer: `${pointer}/in/${name}`, message: `'in' places '${name}', which inputSchema does not declare` });
   }
 
+  const argumentOf = actionArguments({ names: Object.keys(properties), pointer, report });
   const parameters: Record<ParameterLocation, ParameterBinding[]> = { path: [], query: [], header: [], cookie: [] };
   const bodyFields: string[] = [];
   for (const name of Object.keys(properties)) {
-    const stated = action.in?.[name];
+    // Own entries only: a property named `constructor` is not placed by Object's.
+    const stated = action.in && Object.hasOwn(action.in, name) ? action.in[name] : undefined;
     const placement = typeof stated === "object" ? stated : { in: stated, name: undefined };
     const location = placement.in ?? (placeholders.has(name) ? "path" : QUERY_METHODS.has(method) ? "query" : "body");
     if (location === "body") {
@@ -246,7 +253,7 @@ function placeArguments({
     const style = location === "query" || location === "cookie" ? "form" : "simple";
     parameters[location].push({
       name: placement.name ?? name,
-      argument: name,
+      argument: argumentOf(name),
       required: location === "path" || required.has(name),
       style,
       explode: style === "form",
@@ -254,26 +261,44 @@ function placeArguments({
       shape: shapeOf(converter.resolve(rawProperties[name])),
     });
   }
-  if (required.size > 0) schema.required = [...required];
+  if (required.size > 0) schema.required = [...required].map((name) => (Object.hasOwn(properties, name) ? argumentOf(name) : name));
 
   let body: RequestBodyBinding | undefined;
   if (bodyFields.length > 0) {
+    const renamed = bodyFields.filter((name) => argumentOf(name) !== name);
     const mediaType = action.contentType ?? "application/json";
     const encoding: Record<string, PropertyEncoding> = {};
     if (bodyKind(mediaType) === "multipart") {
       for (const name of bodyFields) {
         if (!isBinary(converter.resolve(rawProperties[name]))) continue;
         setOwn(properties, name, fileSchema(properties[name]));
-        encoding[name] = { file: true };
+        setOwn(encoding, name, { file: true });
       }
     }
     body = {
       mediaType,
       kind: bodyKind(mediaType),
       required: bodyFields.some((name) => required.has(name)),
-      fields: bodyFields,
+      fields: bodyFields.map(argumentOf),
+      ...(renamed.length > 0 ? { fieldNames: Object.fromEntries(renamed.map((name) => [argumentOf(name), name])) } : {}),
       ...(Object.keys(encoding).length > 0 ? { encoding } : {}),
     };
   }
+  // The input schema's properties under their argument names (the same, unless a client could not carry one).
+  schema.properties = Object.fromEntries(Object.entries(properties).map(([name, property]) => [argumentOf(name), property]));
   return { schema: schema as JsonObjectSchema, parameters, ...(body ? { body } : {}) };
+}
+
+/** Each property's argument name: its own, or a safe one for a name no client can carry (reported). */
+function actionArguments({ names, pointer, report }: { names: string[]; pointer: string; report: (d: Omit<Diagnostic, "file">) => void }): (name: string) => string {
+  const claimed = new ArgumentNames();
+  const argumentOf = new Map<string, string>();
+  for (const name of names) if (isSafeArgument(name)) argumentOf.set(name, claimed.claim(name));
+  for (const name of names) {
+    if (argumentOf.has(name)) continue;
+    const argument = claimed.claim(safeArgument(name));
+    argumentOf.set(name, argument);
+    report({ severity: "warning", code: "argument-renamed", pointer: joinPointer(`${pointer}/inputSchema/properties`, name), message: renamedMessage({ kind: "property", name, argument }) });
+  }
+  return (name) => argumentOf.get(name) ?? name;
 }

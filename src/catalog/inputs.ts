@@ -1,7 +1,9 @@
 // One input object per tool: parameters by their OpenAPI names, the request body under `body`. Collisions
 // between locations are settled in a fixed order (path, query, header, cookie, then the body), so names are
-// stable; each parameter's style and explode are resolved from the defaults of its location.
+// stable; a name no client can carry gets a safe one (argument-names.ts); each parameter's style and explode are
+// resolved from the defaults of its location.
 
+import { ArgumentNames, isSafeArgument, renamedMessage, safeArgument } from "./argument-names.js";
 import type { ApiOperation, ApiParameter, ApiRequestBody } from "./document.js";
 import { OPENAPI_IGNORED_HEADERS, TRANSPORT_HEADERS } from "./http-headers.js";
 import { bodyKind, preferredMediaType } from "./media-type.js";
@@ -65,10 +67,12 @@ export interface BuiltInputs {
 export interface InputCache {
   schemas: WeakMap<ApiParameter, JsonSchema>;
   bindings: WeakMap<ApiParameter, ParameterBinding>;
+  /** `in:name` of the parameters already reported as renamed: once per document, not once per operation. */
+  renamed: Set<string>;
 }
 
 export function inputCache(): InputCache {
-  return { schemas: new WeakMap(), bindings: new WeakMap() };
+  return { schemas: new WeakMap(), bindings: new WeakMap(), renamed: new Set() };
 }
 
 export function buildInputs({
@@ -86,16 +90,8 @@ export function buildInputs({
   report: (diagnostic: Omit<Diagnostic, "file">) => void;
 }): BuiltInputs {
   const result: BuiltInputs = { properties: [], required: [], parameters: { path: [], query: [], header: [], cookie: [] } };
-  const used = new Set<string>();
-  const claim = (wanted: string, location: string): string => {
-    let name = wanted;
-    if (used.has(name)) name = `${location}_${wanted}`;
-    for (let n = 2; used.has(name); n++) name = `${location}_${wanted}_${n}`;
-    used.add(name);
-    return name;
-  };
-
   const parameters = withPathPlaceholders(operation, report);
+  const accepted: ApiParameter[] = [];
   for (const location of LOCATIONS) {
     for (const parameter of parameters) {
       if (parameter.in !== location) continue;
@@ -106,32 +102,52 @@ export function buildInputs({
         report({ severity: "warning", code: "reserved-header", pointer: parameter.pointer, message: `header parameter '${parameter.name}' is set by HTTP itself; it is not a tool argument` });
         continue;
       }
-      const argument = claim(parameter.name, location);
-      let schema = cache.schemas.get(parameter);
-      if (schema === undefined) {
-        schema = parameterSchema(parameter, converter);
-        cache.schemas.set(parameter, schema);
-      }
-      result.properties.push([argument, schema]);
-      if (parameter.required) result.required.push(argument);
-      // Bindings are shared too, unless a collision renamed the argument.
-      let bound = argument === parameter.name ? cache.bindings.get(parameter) : undefined;
-      if (bound === undefined) {
-        bound = binding(parameter, argument, converter, report);
-        if (argument === parameter.name) cache.bindings.set(parameter, bound);
-      }
-      result.parameters[location].push(bound);
+      accepted.push(parameter);
     }
   }
 
-  if (operation.requestBody) {
-    const built = buildBody(operation.requestBody, converter, report);
-    if (built) {
-      const argument = claim("body", "request");
-      result.properties.push([argument, built.schema]);
-      if (built.binding.required) result.required.push(argument);
-      result.body = { ...built.binding, argument };
+  // Names as the document gives them first, then `body`, then the safe names of those no client can carry, so a
+  // renamed `$select` never takes `select` from a parameter of that name.
+  const names = new ArgumentNames();
+  const argumentOf = new Map<ApiParameter, string>();
+  for (const parameter of accepted) if (isSafeArgument(parameter.name)) argumentOf.set(parameter, names.claim(parameter.name, parameter.in));
+  const built = operation.requestBody ? buildBody(operation.requestBody, converter, report) : undefined;
+  const bodyArgument = built ? names.claim("body", "request") : undefined;
+  for (const parameter of accepted) {
+    if (argumentOf.has(parameter)) continue;
+    const argument = names.claim(safeArgument(parameter.name), parameter.in);
+    argumentOf.set(parameter, argument);
+    const reported = `${parameter.in}:${parameter.name}`;
+    if (!cache.renamed.has(reported)) {
+      cache.renamed.add(reported);
+      const message = renamedMessage({ kind: `${parameter.in} parameter`, name: parameter.name, argument: safeArgument(parameter.name) });
+      report({ severity: "warning", code: "argument-renamed", pointer: parameter.pointer, message: `${message}; said once per document` });
     }
+  }
+
+  for (const parameter of accepted) {
+    const argument = argumentOf.get(parameter)!;
+    let schema = cache.schemas.get(parameter);
+    if (schema === undefined) {
+      schema = parameterSchema(parameter, converter);
+      cache.schemas.set(parameter, schema);
+    }
+    result.properties.push([argument, schema]);
+    if (parameter.required) result.required.push(argument);
+    // Bindings are shared too, unless a collision gave the argument another name than usual.
+    const usual = argument === safeArgument(parameter.name);
+    let bound = usual ? cache.bindings.get(parameter) : undefined;
+    if (bound === undefined) {
+      bound = binding(parameter, argument, converter, report);
+      if (usual) cache.bindings.set(parameter, bound);
+    }
+    result.parameters[parameter.in].push(bound);
+  }
+
+  if (built && bodyArgument !== undefined) {
+    result.properties.push([bodyArgument, built.schema]);
+    if (built.binding.required) result.required.push(bodyArgument);
+    result.body = { ...built.binding, argument: bodyArgument };
   }
   return result;
 }

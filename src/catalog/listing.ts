@@ -3,7 +3,8 @@
 
 import { compactSchema, type SchemaUse } from "./schema/compact.js";
 import { DefinitionIndex, utf8Bytes } from "./schema/closure.js";
-import type { Catalog, JsonObjectSchema, Tool, ToolAnnotations } from "./types.js";
+import { namesInheritedProperty } from "./schema/inherited-names.js";
+import type { Catalog, JsonObjectSchema, JsonSchema, Tool, ToolAnnotations } from "./types.js";
 
 /** The top-level `title` names the tool; `annotations.title` (its older place) would only repeat it. */
 export type ListedAnnotations = Omit<ToolAnnotations, "title"> & { title?: string };
@@ -25,8 +26,9 @@ export interface ListingOptions {
 }
 
 /**
- * An output schema is for the client's validator, not the model, yet every client pays for it in tools/list. Past
- * 8 KiB it costs more than it helps: Stripe's interlinked schemas would make each entry ~1 MB (20M tokens in all).
+ * An output schema is for the client's validator, not the model, yet every client pays for it in tools/list. One
+ * that names a property every object inherits is not advertised (schema/inherited-names.ts). Past 8 KiB it costs
+ * more than it helps: Stripe's interlinked schemas would make each entry ~1 MB (20M tokens in all).
  * The server still checks every response against the full schema and still returns structured content.
  */
 export const MAX_ADVERTISED_OUTPUT_BYTES = 8 * 1024;
@@ -41,11 +43,15 @@ export class Listing {
   private readonly index: Record<SchemaUse, DefinitionIndex>;
   /** Each tool's advertised output schema, or null when it is too large to advertise. */
   private readonly outputs = new WeakMap<Tool, JsonObjectSchema | null>();
+  /** Per definition: whether it names a property every object inherits (see clientSafe). */
+  private readonly inherited = new Map<string, boolean>();
+  private readonly definitions: Record<string, JsonSchema>;
 
   constructor(
     catalog: Pick<Catalog, "definitions">,
     private readonly options: ListingOptions = {},
   ) {
+    this.definitions = catalog.definitions;
     const view = (use: SchemaUse) => (definition: Parameters<typeof compactSchema>[0], key: string) => compactSchema(definition, { use, name: definitionName(key) });
     this.index = {
       input: new DefinitionIndex(catalog.definitions, view("input")),
@@ -85,10 +91,23 @@ export class Listing {
     if (decided === undefined) {
       const schema = compactSchema(tool.outputSchema, { use: "output", top: true }) as JsonObjectSchema;
       const bytes = utf8Bytes(JSON.stringify(schema)) + this.index.output.defsBytes(schema);
-      decided = bytes <= (this.options.maxOutputSchemaBytes ?? MAX_ADVERTISED_OUTPUT_BYTES) ? schema : null;
+      decided = bytes <= (this.options.maxOutputSchemaBytes ?? MAX_ADVERTISED_OUTPUT_BYTES) && this.clientSafe(schema) ? schema : null;
       this.outputs.set(tool, decided);
     }
     return decided ?? undefined;
+  }
+
+  /** No property of the schema or a definition it reaches is named like one every object inherits. */
+  private clientSafe(schema: JsonObjectSchema): boolean {
+    if (namesInheritedProperty(schema)) return false;
+    return this.index.output.closure(schema).every((key) => {
+      let inherited = this.inherited.get(key);
+      if (inherited === undefined) {
+        inherited = Object.hasOwn(this.definitions, key) && namesInheritedProperty(this.definitions[key]!);
+        this.inherited.set(key, inherited);
+      }
+      return !inherited;
+    });
   }
 
   /** The entry with its schemas compacted but without their `$defs`; keys in the order the entry has them. */

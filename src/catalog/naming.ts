@@ -70,8 +70,18 @@ export function baseToolName({
 }
 
 /**
+ * Holds, for each operation, the name its own valid id gives it unchanged, so that no name derived, sanitized or
+ * shortened for another operation takes it first (`list items` → `list_items` must not push the operation whose id
+ * is `list_items` to `list_items_836d`). Of two operations with the same id the first holds it. Called after the
+ * authors' chosen (`x-mcp`) names are held, which keep their priority.
+ */
+export function holdOwnNames({ candidates, hold }: { candidates: Array<{ choice: NameChoice; salt: string }>; hold: (name: string, salt: string) => boolean }): void {
+  for (const { choice, salt } of candidates) if (choice.changes.length === 0) hold(choice.name, salt);
+}
+
+/**
  * Hands out names unique within one server; the first in document order keeps the name it asked for, except that a
- * name the spec's author chose for one operation (`x-mcp` name), held beforehand, goes to that operation.
+ * name held beforehand for one operation (its `x-mcp` name, then its own valid id) goes to that operation.
  */
 export class NameRegistry {
   private readonly taken = new Set<string>();

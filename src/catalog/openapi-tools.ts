@@ -5,7 +5,7 @@ import { describeTool, inputObject, titleFor } from "./builder.js";
 import type { ApiDocument, ApiOperation } from "./document.js";
 import { buildInputs, inputCache } from "./inputs.js";
 import type { NameChoice } from "./naming.js";
-import { baseToolName } from "./naming.js";
+import { baseToolName, holdOwnNames } from "./naming.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
 import { applyAuthEntries, definedNames, everyToolRequirement } from "./auth.js";
@@ -80,6 +80,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     hold: (name, salt) => builder.holdName(name, salt),
     report: ({ operation }, message) => builder.diagnostics.push({ severity: "error", code: "x-mcp-name-taken", file, pointer: `${operation.mcp?.pointer}/name`, message }),
   });
+  holdOwnNames({ candidates: candidates.map(({ operation, choice }) => ({ choice, salt: `${operation.method} ${operation.path}` })), hold: (name, salt) => builder.holdName(name, salt) });
 
   const cache = inputCache();
   let withoutServer = 0;

@@ -62,6 +62,8 @@ export interface RequestBodyBinding {
   argument?: string;
   /** …or the body is an object built from these arguments (action definitions). */
   fields?: string[];
+  /** Fields whose name in the body is not their argument's (a name no client could carry): argument → name. */
+  fieldNames?: Record<string, string>;
   encoding?: Record<string, PropertyEncoding>;
 }
 

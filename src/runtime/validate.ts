@@ -23,7 +23,9 @@ export class Validator {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false });
+    // ownProperties: an argument or field named `constructor` or `toString` is looked up on the value itself, not
+    // found on Object.prototype (which made an omitted optional `constructor` "must be string").
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, ownProperties: true });
     addFormats(this.ajv);
     // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
     this.ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });

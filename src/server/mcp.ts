@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
+import { toolPage } from "./pages.js";
 
 export interface McpServerOptions {
   provider: ToolProvider;
@@ -57,8 +58,14 @@ export function createMcpServer({
     { capabilities: { tools: { listChanged: false }, logging: {} }, ...(instructions ? { instructions } : {}) },
   );
 
-  // The listing is already in MCP's shape (self-contained schemas, object output schemas): pass it through.
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: provider.listTools() }));
+  // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
+  // pages when it is large (pages.ts).
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const cursor = request.params?.cursor;
+    const page = toolPage({ tools: provider.listTools(), ...(cursor !== undefined ? { cursor } : {}) });
+    if (!page) throw new RpcError({ code: ErrorCode.InvalidParams, message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)" });
+    return { ...page };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name: tool, arguments: args } = request.params;

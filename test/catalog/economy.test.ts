@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GITHUB_SPEC } from "../../bench/corpus-check.mjs";
 import { Listing } from "../../src/catalog/listing.js";
 import { DefinitionIndex } from "../../src/catalog/schema/closure.js";
+import { ADVERTISED_FORMATS, describeFormat } from "../../src/catalog/schema/formats.js";
 import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS } from "../../src/catalog/schema/keywords.js";
 import type { Catalog, JsonSchema } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
@@ -62,6 +63,11 @@ function essential(schema: unknown, use: Use, { definition = false }: { definiti
     if (typeof s.description === "string" && s.description.trim() === "") delete s.description;
     if (Array.isArray(s.required) && s.required.length === 0) delete s.required;
     if (!top && typeof s.properties === "object" && s.properties !== null && Object.keys(s.properties).length === 0) delete s.properties;
+    // A format clients do not know moves into an input's description (and out of an output schema).
+    if (typeof s.format === "string" && !ADVERTISED_FORMATS.has(s.format)) {
+      if (use === "input") s.description = describeFormat({ description: s.description, format: s.format });
+      delete s.format;
+    }
   });
   return copy;
 }

@@ -1,10 +1,12 @@
 // What a tools/list entry need not carry. Every byte of it is paid for by the model up front, so the listing drops
 // what says nothing new: a title repeating its property's name or its description, empty annotations, an example
 // that is the default. Output schemas are for the client's validator, and the model reads the result itself, so
-// they keep only what validates. No rule changes what a schema accepts, and none touches a subschema or a `$ref`.
+// they keep only what validates. No rule changes what a schema accepts, and none touches a subschema or a `$ref`;
+// a format few clients know (formats.ts) moves into the description, which a validator that ignores it reads alike.
 
 import { setOwn } from "../own.js";
 import type { JsonSchema } from "../types.js";
+import { ADVERTISED_FORMATS, describeFormat } from "./formats.js";
 import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS } from "./keywords.js";
 
 export type SchemaUse = "input" | "output";
@@ -36,6 +38,12 @@ export function compactSchema(schema: JsonSchema, { use, name, top = false }: { 
     else if (SINGLE.has(keyword)) changed(value, compactSchema(value as JsonSchema, { use }), (v) => set(keyword, v));
     else if (ARRAY.has(keyword) && Array.isArray(value)) changed(value, compactList(value, use), (v) => set(keyword, v));
     else if (MAP.has(keyword) && isRecord(value)) changed(value, compactMap(value, { use, names: keyword === "properties" }), (v) => set(keyword, v));
+  }
+  // A format clients do not know is said in words (output schemas are for validators only: it is just left out).
+  const format = schema.format;
+  if (format !== undefined && !(typeof format === "string" && ADVERTISED_FORMATS.has(format))) {
+    set("format", undefined);
+    if (use === "input" && typeof format === "string") set("description", describeFormat({ description: (out ?? schema).description, format }));
   }
   return out ?? schema;
 }
