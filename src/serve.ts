@@ -3,7 +3,7 @@
 
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
-import type { Settings } from "./load/settings.js";
+import type { Settings } from "./catalog/settings.js";
 import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
 import { defined } from "./runtime/start.js";
 import { type AddressOptionNames, type AuthConfig, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";

@@ -7,9 +7,10 @@ import type { Catalog } from "./catalog/types.js";
 import { describe } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
-import { credentialEnvironment, readSettings, type Settings } from "./load/settings.js";
+import { readSettings, type Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
+import { credentialEnvironment, withSettings } from "./runtime/settings.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
@@ -53,26 +54,12 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   refuseOnErrors(catalog);
 
   const env = settings ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env }) : (options.env ?? process.env);
-  const fromSettings = Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`);
-  const approvalTimeoutMs = options.approvalTimeoutMs ?? (settings?.approvalTimeoutSeconds !== undefined ? settings.approvalTimeoutSeconds * 1000 : undefined);
   const engine = startEngine({
     catalog,
     env,
-    allowInsecureHttp,
     log,
-    policies: [...fromSettings, ...(options.policies ?? [])],
-    ...defined({
-      timeoutMs: options.timeoutMs ?? settings?.timeoutMs,
-      maxResponseBytes: options.maxResponseBytes ?? settings?.maxResponseBytes,
-      outputValidation: options.outputValidation ?? settings?.outputValidation,
-      deniedTools: options.deniedTools ?? settings?.deniedTools,
-      approvalTimeoutMs,
-      auditLog: options.auditLog ?? settings?.auditLog,
-      rateLimits: settings?.rateLimits,
-      tokens: options.tokens,
-      onlyTools: options.onlyTools,
-      requireCredentials: options.requireCredentials ?? settings?.requireCredentials,
-    }),
+    ...withSettings({ settings, given: { ...options, allowInsecureHttp } }),
+    ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
   });
   return { catalog, engine, env, ...(settings ? { settings } : {}) };
 }

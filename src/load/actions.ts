@@ -6,8 +6,8 @@ import { isObject } from "../catalog/pointer.js";
 import { actionRuleProblems } from "./action-rules.js";
 import type { Parsed } from "./parse.js";
 import { problemLines, refuse, schemaProblems } from "./schema-check.js";
-import type { Environment } from "./variables.js";
-import { expandVariables } from "./variables.js";
+import type { Environment } from "../catalog/variables.js";
+import { expandVariables } from "../catalog/variables.js";
 
 export function readActionDefinition({ parsed, file, env }: { parsed: Parsed; file: string; env: Environment }): ActionDefinition {
   upperCaseMethods(parsed.value);

@@ -7,7 +7,7 @@ import { defineOwn } from "../catalog/own.js";
 import { joinPointer } from "../catalog/pointer.js";
 import type { CredentialOverride } from "../catalog/security.js";
 import { authEntries, parseAuthOption } from "./auth.js";
-import type { Environment } from "./variables.js";
+import type { Environment } from "../catalog/variables.js";
 
 export interface AuthGiven {
   /** `--auth` values. */

@@ -10,7 +10,7 @@ import { defineOwn } from "../catalog/own.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import type { CredentialOverride } from "../catalog/security.js";
 import type { ValueSource } from "../catalog/types.js";
-import type { Environment } from "./variables.js";
+import type { Environment } from "../catalog/variables.js";
 
 const FORMS = "bearer:VAR, header:NAME:VAR, query:NAME:VAR, cookie:NAME:VAR, basic:USERVAR:PASSVAR";
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -16,7 +16,7 @@ import type { LoadOptions, SourceDocument } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 import type { ServerVariableInput } from "./openapi/servers.js";
 import { unusedServerVariables, withSourceValues } from "./server-variables.js";
-import { expandVariables } from "./variables.js";
+import { expandVariables } from "../catalog/variables.js";
 
 interface ManifestEntry {
   id: string;

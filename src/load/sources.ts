@@ -16,7 +16,7 @@ import type { ServerVariableInput } from "./openapi/servers.js";
 import { parseBytes } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
-import type { Environment } from "./variables.js";
+import type { Environment } from "../catalog/variables.js";
 
 export interface LoadOptions {
   /** Upstream base URL instead of the document's servers (single sources only). */

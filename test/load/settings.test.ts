@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { credentialEnvironment, readSettings } from "../../src/load/settings.js";
+import { readSettings } from "../../src/load/settings.js";
+import { credentialEnvironment } from "../../src/runtime/settings.js";
 
 function settingsFile(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), "settings-")), "settings.yaml");

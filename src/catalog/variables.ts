@@ -1,7 +1,7 @@
-// `${VAR}` references in non-secret places (base URLs) are expanded when the source is loaded. Secret values are
-// never expanded here: the catalog keeps only their variable names.
+// `${VAR}` references expanded from an environment: in non-secret places of a source (base URLs) when it is loaded,
+// and in a settings file's credential values when they are applied. The catalog itself keeps only variable names.
 
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "./errors.js";
 
 export type Environment = Record<string, string | undefined>;
 

@@ -1,0 +1,102 @@
+// A settings file applied to the engine: its options under those given on the command line (which win), its
+// policies before theirs (later entries win), and its credential values placed under the variable names the
+// catalog's schemes read, so the engine finds them as it finds exported variables. Pure: `serve` and generated
+// servers read the file themselves, with the same reader, and apply it here.
+
+import { UserError } from "../catalog/errors.js";
+import type { Settings } from "../catalog/settings.js";
+import type { Catalog, ValueSource } from "../catalog/types.js";
+import { type Environment, expandVariables } from "../catalog/variables.js";
+import type { StartOptions } from "./start.js";
+
+/** The start options a settings file can set. */
+export type SettableStartOptions = Pick<
+  StartOptions,
+  | "allowInsecureHttp"
+  | "timeoutMs"
+  | "maxResponseBytes"
+  | "outputValidation"
+  | "policies"
+  | "deniedTools"
+  | "approvalTimeoutMs"
+  | "auditLog"
+  | "rateLimits"
+  | "requireCredentials"
+>;
+
+/** `given` with what the settings file sets where `given` leaves it out; without a file, `given` alone. */
+export function withSettings({ settings, given }: { settings: Settings | undefined; given: SettableStartOptions }): SettableStartOptions {
+  const approval = settings?.approvalTimeoutSeconds;
+  const merged: SettableStartOptions = {
+    allowInsecureHttp: given.allowInsecureHttp ?? settings?.allowInsecureHttp,
+    timeoutMs: given.timeoutMs ?? settings?.timeoutMs,
+    maxResponseBytes: given.maxResponseBytes ?? settings?.maxResponseBytes,
+    outputValidation: given.outputValidation ?? settings?.outputValidation,
+    policies: [...Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`), ...(given.policies ?? [])],
+    deniedTools: given.deniedTools ?? settings?.deniedTools,
+    approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
+    auditLog: given.auditLog ?? settings?.auditLog,
+    rateLimits: given.rateLimits ?? settings?.rateLimits,
+    requireCredentials: given.requireCredentials ?? settings?.requireCredentials,
+  };
+  // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).
+  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as SettableStartOptions;
+}
+
+/** What each kind of scheme takes from settings. */
+const FIELDS: Record<string, string[]> = {
+  apiKey: ["value"],
+  bearer: ["value"],
+  basic: ["username", "password"],
+  oauth2: ["clientId", "clientSecret"],
+};
+
+/**
+ * The environment the engine reads credentials from: `env`, plus the settings file's values under each scheme's
+ * variable names. `${VAR}` in a value is read from `env`.
+ */
+export function credentialEnvironment({ settings, catalog, env }: { settings: Settings; catalog: Pick<Catalog, "credentials">; env: Environment }): Environment {
+  const entries = Object.entries(settings.credentials ?? {});
+  if (entries.length === 0) return env;
+  const result: Environment = { ...env };
+  for (const [id, given] of entries) {
+    const credential = Object.hasOwn(catalog.credentials, id) ? catalog.credentials[id] : undefined;
+    const place = `${settings.file}#/credentials/${id}`;
+    if (!credential) {
+      const known = Object.keys(catalog.credentials);
+      throw new UserError({ code: "E_SETTINGS", message: `${place}: no security scheme '${id}' (the source has: ${known.join(", ") || "none"})` });
+    }
+    const values = typeof given === "string" ? { value: given } : given;
+    const fields = FIELDS[credential.type] ?? [];
+    const stray = Object.keys(values).filter((field) => !fields.includes(field));
+    if (stray.length > 0) {
+      throw new UserError({ code: "E_SETTINGS", message: `${place}: ${/^[aeiou]/i.test(credential.type) ? "an" : "a"} ${credential.type} scheme takes ${fields.join(" and ") || "no values"}, not ${stray.join(", ")}` });
+    }
+    const set = (source: ValueSource | undefined, value: string | undefined, field: string): void => {
+      if (value === undefined) return;
+      if (source === undefined || !("env" in source)) {
+        throw new UserError({ code: "E_SETTINGS", message: `${place}/${field}: scheme '${id}' (${credential.type}) takes no ${field} from settings` });
+      }
+      result[source.env] = expandVariables({ text: value, env, place: `${place}/${field}` });
+    };
+    switch (credential.type) {
+      case "apiKey":
+        set(credential.value, values.value, "value");
+        break;
+      case "bearer":
+        set(credential.token, values.value, "value");
+        break;
+      case "basic":
+        set(credential.username, values.username, "username");
+        set(credential.password, values.password, "password");
+        break;
+      case "oauth2":
+        set(credential.clientId, values.clientId, "clientId");
+        set(credential.clientSecret, values.clientSecret, "clientSecret");
+        break;
+      default:
+        throw new UserError({ code: "E_SETTINGS", message: `${place}: scheme '${id}' is not supported (${credential.reason}); it takes no values` });
+    }
+  }
+  return result;
+}
