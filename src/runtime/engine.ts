@@ -14,7 +14,8 @@ import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } f
 import { formatWait, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
-import { maskBytes, maskText, maskValue } from "./secrets.js";
+import { maskResponse } from "./masked-response.js";
+import { Masker, maskText, maskValue } from "./secrets.js";
 import {
   type ApprovalAnswer,
   ArgumentError,
@@ -163,7 +164,7 @@ export class Engine implements ToolProvider {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
             tool: name,
-            ...(extra.request ? { method: extra.request.method, url: loggedUrl(extra.request.origin + extra.request.path) } : {}),
+            ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
             arguments: loggedArguments(args),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             durationMs: Math.round(performance.now() - started),
@@ -229,11 +230,15 @@ export class Engine implements ToolProvider {
 
   private async send({ tool, request, secrets }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
     let response: UpstreamResponse;
+    const masker = new Masker(secrets);
+    const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     try {
       response = await send(request, {
         dispatcher: this.options.dispatcher ?? sharedDispatcher(),
         timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        maxResponseBytes: this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        // Read past the limit by the longest form of a secret, so one across the limit is masked whole.
+        maxResponseBytes: maxBytes,
+        lookaheadBytes: masker.lookaheadBytes,
         ...(context.signal ? { signal: context.signal } : {}),
         ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
       });
@@ -243,7 +248,7 @@ export class Engine implements ToolProvider {
       return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
-    if (secrets.length > 0) response = { ...response, body: maskBytes(response.body, secrets) };
+    response = maskResponse({ response, masker, maxBytes });
     const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
