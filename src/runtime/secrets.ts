@@ -110,7 +110,15 @@ export class Masker {
   clip(text: string, maxChars: number): { text: string; cut: boolean } {
     const masked = this.maskText(text);
     if (masked.length <= maxChars) return { text: masked, cut: false };
-    return { text: this.dropPartial(masked.slice(0, maxChars)), cut: true };
+    // Not inside a mask either: `secret=**…` would look like a piece of the value.
+    let end = maxChars;
+    for (let at = Math.max(0, maxChars - MASK.length + 1); at < maxChars; at++) {
+      if (masked.startsWith(MASK, at)) {
+        end = at;
+        break;
+      }
+    }
+    return { text: this.dropPartial(masked.slice(0, end)), cut: true };
   }
 
   /** A cut text without a trailing piece of a form of a secret (pieces under MIN_SECRET_CHARS characters stay). */

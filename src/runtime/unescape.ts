@@ -38,6 +38,9 @@ function decodeOne(sequence: string): string | undefined {
   return Object.hasOwn(NAMED, body) ? NAMED[body] : undefined;
 }
 
+/** Escapes seen before, decoded: a body repeats the same few many times. */
+const decoded = new Map<string, string | undefined>();
+
 /** One layer of escapes undone, with the way back to the text it came from. */
 export class Layer {
   private constructor(
@@ -50,14 +53,19 @@ export class Layer {
   static of(text: string, pattern: RegExp): Layer | undefined {
     const escapes: number[] = [];
     let shift = 0;
-    const decoded = text.replace(pattern, (sequence: string, at: number) => {
-      const char = decodeOne(sequence);
+    const undone = text.replace(pattern, (sequence: string, at: number) => {
+      let char = decoded.get(sequence);
+      if (char === undefined && !decoded.has(sequence)) {
+        char = decodeOne(sequence);
+        if (decoded.size >= 4_096) decoded.clear();
+        decoded.set(sequence, char);
+      }
       if (char === undefined) return sequence;
       escapes.push(at + shift, at, sequence.length, char.length);
       shift += char.length - sequence.length;
       return char;
     });
-    return escapes.length === 0 ? undefined : new Layer(decoded, escapes);
+    return escapes.length === 0 ? undefined : new Layer(undone, escapes);
   }
 
   /** Where the character at `index` of this layer begins in the text it came from. */
