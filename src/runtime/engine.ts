@@ -158,19 +158,22 @@ export class Engine implements ToolProvider {
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = performance.now();
     const record = (outcome: AuditOutcome, extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {}): void => {
-      this.options.audit?.write(
+      if (!this.options.audit) return;
+      const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
+      this.options.audit.write(
         safeRecord(
           {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
             tool: name,
             ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
-            arguments: loggedArguments(args),
+            // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
+            arguments: loggedArguments(maskValue(args, secrets)),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
-          [...(extra.secrets ?? []), ...sensitiveValues(args)],
+          secrets,
         ),
       );
     };

@@ -422,6 +422,16 @@ describe("masking that neither a cut nor another encoding beats", () => {
     for (const url of urls) expect(url.length).toBeLessThanOrEqual(2_001);
     expect(urls.filter((url) => revealed(url, ODD, { piece: 4 }).length > 0).map((url) => url.slice(-50))).toEqual([]);
   });
+
+  it("nor do the audit log's arguments, cut at 200 characters, show a piece of one a model passes on", async () => {
+    const before = audit.records.length;
+    for (let at = 1; at < ODD.length; at++) {
+      await small.client.callTool({ name: "lookup", arguments: { q: `${"q".repeat(200 - at)}${ODD}` } });
+    }
+    const shown = audit.records.slice(before).map((r) => String(r.arguments.q));
+    expect(shown).toHaveLength(ODD.length - 1);
+    expect(shown.filter((q) => revealed(q, ODD, { piece: 4 }).length > 0).map((q) => q.slice(-30))).toEqual([]);
+  });
 });
 
 describe("token endpoint errors", () => {
