@@ -9,8 +9,10 @@ export const MIN_SECRET_CHARS = 4;
 import { escapesOf } from "./unescape.js";
 
 export interface Forms {
-  /** Matched in the text lower-cased (ASCII letters at least). */
+  /** Matched in the text folded: lower-cased (ASCII letters at least). */
   anyCase: string[];
+  /** Lower-case, and, when a secret holds a space, a space as `+` (form-encoding's), so mixed spellings match too. */
+  fold: (text: string) => string;
   /** Matched as they are. */
   exact: string[];
   /** The escapes to undo before looking (those of the characters the forms are made of). */
@@ -29,15 +31,14 @@ export function textForms(secrets: readonly string[]): Forms {
   const exact = new Set<string>();
   for (const secret of usable(secrets)) {
     anyCase.add(lower(secret));
-    // Form-encoding writes a space as `+`; percent-encoded non-ASCII bytes are not undone (./unescape.ts).
-    if (secret.includes(" ")) anyCase.add(lower(secret.replaceAll(" ", "+")));
+    // Percent-encoded non-ASCII bytes are not undone (./unescape.ts): looked for as they are.
     if (/[^\0-\x7f]/.test(secret)) anyCase.add(lower(secret.replace(/[^\0-\x7f]+/g, (text) => encodeURIComponent(text))));
     for (const bytes of byteForms(secret)) {
       anyCase.add(bytes.toString("hex"));
       for (const core of base64Cores(bytes)) exact.add(core);
     }
   }
-  return forms([...anyCase], [...exact]);
+  return forms({ anyCase: [...anyCase], exact: [...exact], secrets });
 }
 
 /**
@@ -45,7 +46,7 @@ export function textForms(secrets: readonly string[]): Forms {
  * and as UTF-16 (either byte order), so a body is masked whatever charset it says or does not say it has.
  */
 export function latin1Forms(secrets: readonly string[]): Forms {
-  const { anyCase, exact } = textForms(secrets);
+  const { anyCase, exact, escapes } = textForms(secrets);
   const more = new Set(anyCase);
   for (const secret of usable(secrets)) {
     more.add(lower(Buffer.from(secret).toString("latin1")));
@@ -53,12 +54,15 @@ export function latin1Forms(secrets: readonly string[]): Forms {
     more.add(lower(utf16.toString("latin1")));
     more.add(lower(Buffer.from(utf16).swap16().toString("latin1")));
   }
-  return forms([...more], exact);
+  // The escapes undone are the text's: the UTF-16 forms are bytes, never escaped (and `%00` undone would hide a
+  // secret that holds it).
+  return forms({ anyCase: [...more], exact, secrets, escapes });
 }
 
-function forms(anyCase: string[], exact: string[]): Forms {
+function forms({ anyCase, exact, secrets, escapes }: { anyCase: string[]; exact: string[]; secrets: readonly string[]; escapes?: RegExp }): Forms {
+  const fold = usable(secrets).some((secret) => secret.includes(" ")) ? (text: string) => lower(text).replaceAll(" ", "+") : lower;
   const alphabet = [...new Set([...anyCase, ...anyCase.map((form) => form.toUpperCase()), ...exact].join(""))].sort().join("");
-  return { anyCase, exact, escapes: escapesOf(alphabet) };
+  return { anyCase: [...new Set(anyCase.map(fold))], fold, exact, escapes: escapes ?? escapesOf(alphabet) };
 }
 
 function usable(secrets: readonly string[]): string[] {

@@ -4,7 +4,7 @@
 // text they decode to), and in every string and key of a result. Masking comes before any cut, and a cut drops a
 // trailing piece of a secret it would otherwise end on.
 
-import { type Forms, latin1Forms, lower, MIN_SECRET_CHARS, textForms } from "./secret-forms.js";
+import { type Forms, latin1Forms, MIN_SECRET_CHARS, textForms } from "./secret-forms.js";
 import { ESCAPE_START, Layer, TRAILING_ESCAPE } from "./unescape.js";
 
 export { MIN_SECRET_CHARS };
@@ -180,7 +180,7 @@ function* layers(text: string, escapes: RegExp): Generator<{ view: string; start
 function find(text: string, forms: Forms): number[] {
   const found: Array<[number, number]> = [];
   for (const { view, start, end } of layers(text, forms.escapes)) {
-    const lowered = lower(view);
+    const lowered = forms.fold(view);
     for (const [haystack, needles] of [[lowered, forms.anyCase], [view, forms.exact]] as const) {
       for (const needle of needles) {
         for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
@@ -207,7 +207,7 @@ function find(text: string, forms: Forms): number[] {
 function partialStart(text: string, forms: Forms): number {
   let cut = text.length;
   for (const { view, start } of layers(text, forms.escapes)) {
-    const lowered = lower(view);
+    const lowered = forms.fold(view);
     const cutShort = TRAILING_ESCAPE.exec(view);
     const ends = cutShort && cutShort[0].length > 0 ? [view.length, cutShort.index] : [view.length];
     for (const endAt of ends) {

@@ -412,7 +412,8 @@ export function revealed(text: string, secret: string, { piece = secret.length }
     t.replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\([/\\"'])/gi, (_, u?: string, x?: string, c?: string) => (c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "0", 16))));
   const html = (t: string): string =>
     t.replace(/&(#x([0-9a-f]+)|#([0-9]+)|([a-z]+));?/gi, (whole, _e, hex?: string, dec?: string, name?: string) => {
-      if (hex ?? dec) return String.fromCodePoint(Number.parseInt(hex ?? dec ?? "0", hex ? 16 : 10));
+      const code = Number.parseInt(hex ?? dec ?? "", hex ? 16 : 10);
+      if (hex ?? dec) return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
       return HTML_NAMED[(name ?? "").toLowerCase()] ?? whole;
     });
   const base64 = (t: string): string =>
