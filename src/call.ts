@@ -6,7 +6,7 @@ import { credentialVariables } from "./catalog/security.js";
 import type { Catalog } from "./catalog/types.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { TokenSource } from "./runtime/oauth.js";
-import { MASK, maskText, maskValue } from "./runtime/secrets.js";
+import { MASK, Masker, maskText, maskValue } from "./runtime/secrets.js";
 import type { PreparedRequest, ToolResult } from "./runtime/types.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
@@ -70,7 +70,9 @@ export function describeRequest(request: PreparedRequest, secrets: string[], pla
   }
   if (request.body && request.body.length > 0) {
     const text = Buffer.from(request.body).toString("utf8");
-    lines.push("", text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}… (${request.body.length} bytes)` : text);
+    // Masked before it is cut, so the cut cannot fall inside a secret.
+    const shown = new Masker(secrets).clip(text, BODY_SHOWN);
+    lines.push("", shown.cut ? `${shown.text}… (${request.body.length} bytes)` : shown.text);
   }
   return maskText(lines.join("\n"), secrets);
 }

@@ -3,7 +3,7 @@
 
 import { openSync, writeSync } from "node:fs";
 import { UserError } from "../catalog/errors.js";
-import { maskValue } from "./secrets.js";
+import { maskClipped, maskValue } from "./secrets.js";
 
 export type AuditOutcome =
   | "ok"
@@ -68,14 +68,16 @@ export function sensitiveValues(args: unknown): string[] {
     .map(([, value]) => String(value));
 }
 
-/** A URL for the record: long ones are cut, so one call cannot write a megabyte line. */
+/** A URL already masked, cut so one call cannot write a megabyte line (records are cut in `safeRecord`). */
 export function loggedUrl(url: string): string {
   return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
 }
 
-/** The record with every secret value masked wherever it shows. */
+/** The record with every secret value masked wherever it shows; a long URL is cut after it is masked. */
 export function safeRecord(record: AuditRecord, secrets: string[]): AuditRecord {
-  return maskValue(record, secrets);
+  const safe = maskValue(record, secrets);
+  if (record.url !== undefined) safe.url = maskClipped({ text: record.url, secrets, maxChars: MAX_URL_CHARS });
+  return safe;
 }
 
 /**

@@ -14,7 +14,8 @@ import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } f
 import { formatWait, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
-import { maskBytes, maskText, maskValue } from "./secrets.js";
+import { maskResponse } from "./masked-response.js";
+import { Masker, maskText, maskValue } from "./secrets.js";
 import {
   type ApprovalAnswer,
   ArgumentError,
@@ -170,19 +171,22 @@ export class Engine implements ToolProvider {
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = performance.now();
     const record = (outcome: AuditOutcome, extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {}): void => {
-      this.options.audit?.write(
+      if (!this.options.audit) return;
+      const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
+      this.options.audit.write(
         safeRecord(
           {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
             tool: name,
-            ...(extra.request ? { method: extra.request.method, url: loggedUrl(extra.request.origin + extra.request.path) } : {}),
-            arguments: loggedArguments(args),
+            ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
+            // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
+            arguments: loggedArguments(maskValue(args, secrets)),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
-          [...(extra.secrets ?? []), ...sensitiveValues(args)],
+          secrets,
         ),
       );
     };
@@ -242,11 +246,15 @@ export class Engine implements ToolProvider {
 
   private async send({ tool, request, secrets }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
     let response: UpstreamResponse;
+    const masker = new Masker(secrets);
+    const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     try {
       response = await send(request, {
         dispatcher: this.options.dispatcher ?? sharedDispatcher(),
         timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        maxResponseBytes: this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        // Read past the limit by the longest form of a secret, so one across the limit is masked whole.
+        maxResponseBytes: maxBytes,
+        lookaheadBytes: masker.lookaheadBytes,
         ...(context.signal ? { signal: context.signal } : {}),
         ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
       });
@@ -256,7 +264,7 @@ export class Engine implements ToolProvider {
       return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
-    if (secrets.length > 0) response = { ...response, body: maskBytes(response.body, secrets) };
+    response = maskResponse({ response, masker, maxBytes });
     const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";

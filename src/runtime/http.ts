@@ -14,8 +14,12 @@ export interface UpstreamResponse {
   statusText: string;
   headers: Record<string, string>;
   body: Buffer;
-  /** The body was longer than the cap and was cut there. */
+  /** The body was longer than what was read (the limit and the lookahead) and was cut there. */
   truncated: boolean;
+  /** The limit the body was held to, once cut to it (else the body's length is that limit). */
+  limit?: number;
+  /** The body decoded and masked, once masked (./masked-response.ts); else decoded from `body` where needed. */
+  readonly text?: string;
   /** Where the response finally came from (after redirects). */
   url: string;
 }
@@ -34,6 +38,8 @@ export interface SendOptions {
   dispatcher: Dispatcher;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Read this many bytes more than the limit, for whoever cuts the body to it afterwards (the masking). */
+  lookaheadBytes?: number;
   signal?: AbortSignal;
   /** Delays before the retries of an idempotent request (at most this many retries). */
   retryDelaysMs?: number[];
@@ -138,13 +144,14 @@ async function once(request: PreparedRequest, options: SendOptions & { signal: A
     bodyTimeout: options.timeoutMs,
   });
   const chunks: Buffer[] = [];
+  const cap = options.maxResponseBytes + (options.lookaheadBytes ?? 0);
   let size = 0;
   let truncated = false;
   for await (const chunk of response.body) {
     const buffer = chunk as Buffer;
-    if (size + buffer.length > options.maxResponseBytes) {
-      chunks.push(buffer.subarray(0, options.maxResponseBytes - size));
-      size = options.maxResponseBytes;
+    if (size + buffer.length > cap) {
+      chunks.push(buffer.subarray(0, cap - size));
+      size = cap;
       truncated = true;
       response.body.destroy();
       break;

@@ -6,7 +6,7 @@
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { isAllowedScheme } from "../catalog/url.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
-import { maskText } from "./secrets.js";
+import { maskClipped, maskText } from "./secrets.js";
 
 /** How the client authenticates to the token endpoint (RFC 6749 §2.3.1). */
 export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
@@ -139,15 +139,20 @@ export class TokenProvider implements TokenSource {
     const { tokenUrl, clientId, clientSecret, scopes } = credentials;
     const method = credentials.method ?? this.options.method ?? "client_secret_basic";
     const where = `OAuth 2.0 token request to ${tokenUrl}`;
+    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
+    const secrets = [clientSecret, pair, formEncode(clientSecret)];
+    // Every message passes here: what the token endpoint says is masked before it is cut (./secrets.ts).
+    const fail = (kind: TokenError["kind"], message: string, status?: number): TokenError => new TokenError(kind, maskText(message, secrets), status);
+    const quote = (text: string): string => maskClipped({ text, secrets, maxChars: MAX_DETAIL_CHARS }).replace(/[\r\n\t]+/g, " ");
     let url: URL;
     try {
       url = new URL(tokenUrl);
     } catch {
-      throw new TokenError("invalid", `${where}: the token URL is not a valid URL`);
+      throw fail("invalid", `${where}: the token URL is not a valid URL`);
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new TokenError("invalid", `${where}: the token URL must be https://`);
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw fail("invalid", `${where}: the token URL must be https://`);
     if (!isAllowedScheme(url, this.options.allowInsecureHttp === true)) {
-      throw new TokenError(
+      throw fail(
         "insecure",
         `${where} refused: the token URL is plain http to a host that is not loopback, which would send the client secret unencrypted; use https:// (or --allow-insecure-http)`,
       );
@@ -155,13 +160,11 @@ export class TokenProvider implements TokenSource {
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length > 0) form.set("scope", scopes.join(" "));
     const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
-    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
     if (method === "client_secret_basic") headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
     else {
       form.set("client_id", clientId);
       form.set("client_secret", clientSecret);
     }
-    const secrets = [clientSecret, pair, formEncode(clientSecret)];
     const started = this.now();
     let response: Awaited<ReturnType<typeof send>>;
     try {
@@ -176,7 +179,7 @@ export class TokenProvider implements TokenSource {
     } catch (error) {
       if (error instanceof UpstreamFailure) {
         const kind = error.kind === "timeout" ? "timeout" : error.kind === "network" ? "network" : error.kind === "cancelled" ? "cancelled" : "invalid";
-        throw new TokenError(kind, maskText(`${where} failed: ${error.message}`, secrets));
+        throw fail(kind, `${where} failed: ${error.message}`);
       }
       throw error;
     }
@@ -186,18 +189,14 @@ export class TokenProvider implements TokenSource {
       const description = typeof body?.error_description === "string" ? body.error_description : undefined;
       const detail = [code, description].filter(Boolean).join(": ");
       const hint = response.status === 401 || code === "invalid_client" ? "; check the client id and secret" : code === "invalid_scope" ? "; check the scopes" : "";
-      throw new TokenError(
-        "http",
-        maskText(`${where} failed: HTTP ${response.status}${detail ? ` (${clip(detail)})` : ""}${hint}`, secrets),
-        response.status,
-      );
+      throw fail("http", `${where} failed: HTTP ${response.status}${detail ? ` (${quote(detail)})` : ""}${hint}`, response.status);
     }
-    if (!body) throw new TokenError("response", `${where}: the response (HTTP ${response.status}) is not a JSON object`, response.status);
+    if (!body) throw fail("response", `${where}: the response (HTTP ${response.status}) is not a JSON object`, response.status);
     const value = body.access_token;
-    if (typeof value !== "string" || value === "") throw new TokenError("response", `${where}: the response has no access_token`, response.status);
+    if (typeof value !== "string" || value === "") throw fail("response", `${where}: the response has no access_token`, response.status);
     const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
     if (tokenType.toLowerCase() !== "bearer") {
-      throw new TokenError("response", `${where}: token_type '${clip(tokenType)}' is not supported (only Bearer)`, response.status);
+      throw fail("response", `${where}: token_type '${quote(tokenType)}' is not supported (only Bearer)`, response.status);
     }
     const expiresIn = seconds(body.expires_in);
     // Counted from when the request left: the server's clock started no earlier.
@@ -255,11 +254,6 @@ function parseBody(body: Buffer, contentType: string | undefined): Record<string
 function seconds(value: unknown): number | undefined {
   const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
   return Number.isFinite(number) && number >= 0 ? number : undefined;
-}
-
-function clip(text: string): string {
-  const oneLine = text.replace(/[\r\n\t]+/g, " ");
-  return oneLine.length > MAX_DETAIL_CHARS ? `${oneLine.slice(0, MAX_DETAIL_CHARS)}…` : oneLine;
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal, tokenUrl: string): Promise<T> {

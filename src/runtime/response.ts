@@ -43,11 +43,11 @@ export function mapResponse({
   }
   const media = parseMediaType(contentType);
   if (!media || media.type === "text" || media.subtype === "xml" || media.suffix === "xml" || media.subtype === "x-www-form-urlencoded") {
-    const text = decode(response.body, contentType);
+    const text = textOf(response);
     return { content: [{ type: "text", text: response.truncated ? `${text}\n${truncationNote(response)}` : text }] };
   }
   // A cut image or file is useless: say so rather than hand over broken bytes.
-  if (response.truncated) return errorResult(`${where}: the ${media.type}/${media.subtype} content is larger than ${response.body.length} bytes, the limit (--max-response-bytes).`);
+  if (response.truncated) return errorResult(`${where}: the ${media.type}/${media.subtype} content is larger than ${limitOf(response)} bytes, the limit (--max-response-bytes).`);
   const data = response.body.toString("base64");
   const mimeType = `${media.type}/${media.subtype}`;
   if (media.type === "image") return { content: [{ type: "image", data, mimeType }] };
@@ -69,12 +69,12 @@ function json({
 }): ToolResult {
   if (response.truncated) {
     return errorResult(
-      `${where}: the JSON response is larger than ${response.body.length} bytes, the limit (--max-response-bytes), so it cannot be used. Ask for less: use the operation's filters or paging arguments if it has them.`,
+      `${where}: the JSON response is larger than ${limitOf(response)} bytes, the limit (--max-response-bytes), so it cannot be used. Ask for less: use the operation's filters or paging arguments if it has them.`,
     );
   }
   let data: unknown;
   try {
-    data = JSON.parse(decode(response.body, response.headers["content-type"] ?? ""));
+    data = JSON.parse(textOf(response));
   } catch {
     return errorResult(`${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`);
   }
@@ -130,15 +130,24 @@ function describeMismatches(mismatches: Mismatch[], wrapped: boolean): string {
 }
 
 function excerpt(response: UpstreamResponse): string {
-  const text = decode(response.body, response.headers["content-type"] ?? "").trim();
+  const text = textOf(response).trim();
   return text.length > EXCERPT_CHARS || response.truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
 function truncationNote(response: UpstreamResponse): string {
-  return `[truncated: the response is longer than ${response.body.length} bytes, the limit (--max-response-bytes)]`;
+  return `[truncated: the response is longer than ${limitOf(response)} bytes, the limit (--max-response-bytes)]`;
 }
 
-function decode(body: Buffer, contentType: string): string {
+function limitOf(response: UpstreamResponse): number {
+  return response.limit ?? response.body.length;
+}
+
+/** The body as text: decoded and masked already when the engine masked it. */
+function textOf(response: UpstreamResponse): string {
+  return response.text ?? decode(response.body, response.headers["content-type"] ?? "");
+}
+
+export function decode(body: Buffer, contentType: string): string {
   const charset = mediaTypeParameters(contentType).charset ?? "utf-8";
   try {
     return new TextDecoder(charset).decode(body);

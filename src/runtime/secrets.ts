@@ -1,66 +1,229 @@
-// Secrets never appear in what the model or the operator sees: every credential value in use is masked wherever
-// it shows, in each form it can take on the wire (as is, percent- and form-encoded, base64 and base64url, escaped
-// in JSON), in response bodies before anything reads them, and in every string and key of a result.
+// Secrets never appear in what the model or the operator sees: every credential value in use is masked wherever it
+// shows, in every equivalent form (any case; percent-, form-, JSON- and HTML-escaped, in layers; hex; base64 and
+// base64url at any alignment; UTF-16 in bytes), in response bodies before anything reads them (as bytes and as the
+// text they decode to), and in every string and key of a result. Masking comes before any cut, and a cut drops a
+// trailing piece of a secret it would otherwise end on.
 
+import { type Forms, latin1Forms, MIN_SECRET_CHARS, textForms } from "./secret-forms.js";
+import { ESCAPE_START, Layer, TRAILING_ESCAPE } from "./unescape.js";
+
+export { MIN_SECRET_CHARS };
 export const MASK = "****";
 const MASK_BYTES = Buffer.from(MASK);
+/** Escapes inside escapes (`%252F`, `&amp;#47;`, `\\u002f`) are undone this many times over. */
+const MAX_LAYERS = 3;
+/** How much longer than the secret its longest escaped form can be (`&#x2F;` in UTF-16 is 12 bytes a character). */
+const LONGEST_FORM_FACTOR = 16;
 
-/** The forms a secret value takes in requests and in echoes of them, longest first. */
-export function secretForms(secrets: string[]): string[] {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length < 4) continue; // masking "1" or "ab" would mangle ordinary text without hiding anything
-    forms.add(secret);
-    forms.add(encodeURIComponent(secret));
-    forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
-    forms.add(Buffer.from(secret).toString("base64"));
-    forms.add(Buffer.from(secret).toString("base64url"));
-    forms.add(JSON.stringify(secret).slice(1, -1));
+const made = new Map<string, { forText: Forms; forBytes: Forms }>();
+
+/** The masking for one set of secret values; build one per call and use it for everything the call shows. */
+export class Masker {
+  private readonly forText: Forms;
+  private readonly forBytes: Forms;
+  /** No text shorter than this can hold a form (escaped forms are longer still). */
+  private readonly shortest: number;
+  /** Read this many bytes past a limit, so a form that straddles it is seen whole before the cut. */
+  readonly lookaheadBytes: number;
+  /** Every secret is ASCII: its forms in text are the same bytes in any ASCII-compatible charset. */
+  readonly asciiSecrets: boolean;
+
+  constructor(secrets: readonly string[]) {
+    const key = JSON.stringify(secrets);
+    let cached = made.get(key);
+    if (!cached) {
+      // A server masks for the same few secrets call after call: their forms are worked out once.
+      if (made.size >= 64) made.clear();
+      cached = { forText: textForms(secrets), forBytes: latin1Forms(secrets) };
+      made.set(key, cached);
+    }
+    this.forText = cached.forText;
+    this.forBytes = cached.forBytes;
+    const all = [...this.forBytes.anyCase, ...this.forBytes.exact];
+    this.shortest = all.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...all.map((form) => form.length));
+    const usable = secrets.filter((s) => s.length >= MIN_SECRET_CHARS);
+    this.lookaheadBytes = Math.max(0, ...usable.map((s) => Buffer.byteLength(s))) * LONGEST_FORM_FACTOR;
+    this.asciiSecrets = usable.every((s) => /^[\0-\x7f]*$/.test(s));
   }
-  // Longest first, so a form that contains another is masked whole.
-  return [...forms].sort((a, b) => b.length - a.length);
-}
 
-export function maskText(text: string, secrets: string[]): string {
-  let masked = text;
-  for (const form of secretForms(secrets)) masked = masked.replaceAll(form, MASK);
-  return masked;
-}
+  get active(): boolean {
+    return this.shortest !== Number.POSITIVE_INFINITY;
+  }
 
-/** A copy of a JSON value with every string, and every object key, masked. */
-export function maskValue<T>(value: T, secrets: string[]): T {
-  const forms = secretForms(secrets);
-  if (forms.length === 0) return value;
-  const text = (item: string): string => {
-    let masked = item;
-    for (const form of forms) masked = masked.replaceAll(form, MASK);
-    return masked;
-  };
-  const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return text(item);
-    if (Array.isArray(item)) return item.map(walk);
-    if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([k, v]) => [text(k), walk(v)]));
-    return item;
-  };
-  return walk(value) as T;
-}
+  /** The text with every form of every secret replaced by the mask. */
+  maskText(text: string): string {
+    return this.maskedPrefix({ text, chars: text.length });
+  }
 
-/** Bytes with every form of every secret replaced: for bodies, before they are parsed, encoded or cut. */
-export function maskBytes(bytes: Buffer, secrets: string[]): Buffer {
-  let masked = bytes;
-  for (const form of secretForms(secrets)) {
-    const needle = Buffer.from(form);
-    let at = masked.indexOf(needle);
-    if (at < 0) continue;
+  /**
+   * The first `chars` characters of `text`, masked: a form that begins before the cut is masked whole (so `text`
+   * should run on past it by `lookaheadBytes`), and a trailing piece of a form the cut still leaves is dropped.
+   */
+  maskedPrefix({ text, chars }: { text: string; chars: number }): string {
+    if (text.length < this.shortest && chars >= text.length) return text;
+    const spans = find(text, this.forText);
+    const kept = keep(spans, chars);
+    let masked = "";
+    let from = 0;
+    for (let i = 0; i < kept.length; i += 2) {
+      masked += text.slice(from, kept[i]) + MASK;
+      from = kept[i + 1]!;
+    }
+    if (from < chars) masked += text.slice(from, chars);
+    return chars < text.length ? this.dropPartial(masked) : masked;
+  }
+
+  /** Bytes with every form replaced, whatever charset they are in: for bodies, before they are parsed. */
+  maskBytes(bytes: Buffer): Buffer {
+    return this.maskedBytePrefix({ bytes, length: bytes.length });
+  }
+
+  /** `maskedPrefix` for bytes: at most `length` of them, a form that begins before the cut masked whole. */
+  maskedBytePrefix({ bytes, length }: { bytes: Buffer; length: number }): Buffer {
+    if (bytes.length < this.shortest && length >= bytes.length) return bytes;
+    const kept = keep(find(bytes.toString("latin1"), this.forBytes), length);
     const parts: Buffer[] = [];
     let from = 0;
-    while (at >= 0) {
-      parts.push(masked.subarray(from, at), MASK_BYTES);
-      from = at + needle.length;
-      at = masked.indexOf(needle, from);
+    for (let i = 0; i < kept.length; i += 2) {
+      parts.push(bytes.subarray(from, kept[i]), MASK_BYTES);
+      from = kept[i + 1]!;
     }
-    parts.push(masked.subarray(from));
-    masked = Buffer.concat(parts);
+    if (from < length) parts.push(bytes.subarray(from, length));
+    const masked = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    if (length >= bytes.length) return masked;
+    return masked.subarray(0, this.partialStart({ text: masked.toString("latin1"), forms: this.forBytes }));
   }
-  return masked;
+
+  /** A copy of a JSON value with every string, and every object key, masked. */
+  maskValue<T>(value: T): T {
+    if (!this.active) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === "string") return this.maskText(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([k, v]) => [this.maskText(k), walk(v)]));
+      return item;
+    };
+    return walk(value) as T;
+  }
+
+  /** Masked text cut to at most `maxChars` (masked first, then cut), no piece of a secret left; `cut` says if it was. */
+  clip(text: string, maxChars: number): { text: string; cut: boolean } {
+    const masked = this.maskText(text);
+    if (masked.length <= maxChars) return { text: masked, cut: false };
+    // Not inside a mask either: `secret=**…` would look like a piece of the value.
+    let end = maxChars;
+    for (let at = Math.max(0, maxChars - MASK.length + 1); at < maxChars; at++) {
+      if (masked.startsWith(MASK, at)) {
+        end = at;
+        break;
+      }
+    }
+    return { text: this.dropPartial(masked.slice(0, end)), cut: true };
+  }
+
+  /** A cut text without a trailing piece of a form of a secret (pieces under MIN_SECRET_CHARS characters stay). */
+  dropPartial(text: string): string {
+    return this.active ? text.slice(0, this.partialStart({ text, forms: this.forText })) : text;
+  }
+
+  /** Only the end of a long text can hold a trailing piece: the rest is not decoded again. */
+  private partialStart({ text, forms }: { text: string; forms: Forms }): number {
+    const from = Math.max(0, text.length - this.lookaheadBytes);
+    return from + partialStart(text.slice(from), forms);
+  }
+}
+
+/** The spans (flat [start, end) pairs) that begin before `length`; one that straddles it is kept whole. */
+function keep(spans: number[], length: number): number[] {
+  let count = 0;
+  while (count < spans.length && spans[count]! < length) count += 2;
+  return count === spans.length ? spans : spans.slice(0, count);
+}
+
+/** Wherever a masker is not at hand: one made for these secrets. */
+export function maskText(text: string, secrets: readonly string[]): string {
+  return new Masker(secrets).maskText(text);
+}
+
+export function maskValue<T>(value: T, secrets: readonly string[]): T {
+  return new Masker(secrets).maskValue(value);
+}
+
+export function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
+  return new Masker(secrets).maskBytes(bytes);
+}
+
+/** The one way to shorten a message that may carry a secret: masked first, then cut (marked `…`), no piece left. */
+export function maskClipped({ text, secrets, maxChars }: { text: string; secrets: readonly string[]; maxChars: number }): string {
+  const clipped = new Masker(secrets).clip(text, maxChars);
+  return clipped.cut ? `${clipped.text}…` : clipped.text;
+}
+
+/** The text and each layer of escapes undone under it, with a way back to positions in the text. */
+function* layers(text: string, escapes: RegExp): Generator<{ view: string; start: (i: number) => number; end: (i: number) => number }> {
+  let view = text;
+  let start = (i: number): number => i;
+  let end = (i: number): number => i;
+  for (let depth = 0; ; depth++) {
+    yield { view, start, end };
+    if (depth === MAX_LAYERS || !ESCAPE_START.test(view)) return;
+    const layer = Layer.of(view, escapes);
+    if (!layer) return;
+    const [outerStart, outerEnd] = [start, end];
+    start = (i) => outerStart(layer.start(i));
+    end = (i) => outerEnd(layer.end(i));
+    view = layer.text;
+  }
+}
+
+/** Where the forms are in `text`: flat [start, end) pairs, sorted, overlaps merged. */
+function find(text: string, forms: Forms): number[] {
+  const found: Array<[number, number]> = [];
+  for (const { view, start, end } of layers(text, forms.escapes)) {
+    const lowered = forms.fold(view);
+    for (const [haystack, needles] of [[lowered, forms.anyCase], [view, forms.exact]] as const) {
+      for (const needle of needles) {
+        for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
+          found.push([start(at), end(at + needle.length)]);
+        }
+      }
+    }
+  }
+  found.sort((a, b) => a[0] - b[0]);
+  const spans: number[] = [];
+  for (const [from, to] of found) {
+    const last = spans.length - 1;
+    if (last > 0 && from < spans[last]!) spans[last] = Math.max(spans[last]!, to);
+    else spans.push(from, to);
+  }
+  return spans;
+}
+
+/**
+ * Where a trailing piece of a form begins in a cut `text` (its length when there is none): the longest start of any
+ * form, of at least MIN_SECRET_CHARS characters, that the text (or a layer of it) ends with, or ends with but for an
+ * escape cut short. Shorter pieces stay, as shorter values are not masked at all: the cut of ordinary text is kept.
+ */
+function partialStart(text: string, forms: Forms): number {
+  let cut = text.length;
+  for (const { view, start } of layers(text, forms.escapes)) {
+    const lowered = forms.fold(view);
+    const cutShort = TRAILING_ESCAPE.exec(view);
+    const ends = cutShort && cutShort[0].length > 0 ? [view.length, cutShort.index] : [view.length];
+    for (const endAt of ends) {
+      let from = endAt;
+      for (const [haystack, needles] of [[lowered, forms.anyCase], [view, forms.exact]] as const) {
+        for (const needle of needles) {
+          for (let length = Math.min(needle.length - 1, endAt); length >= MIN_SECRET_CHARS && endAt - length < from; length--) {
+            if (haystack.startsWith(needle.slice(0, length), endAt - length)) {
+              from = endAt - length;
+              break;
+            }
+          }
+        }
+      }
+      if (from < endAt) cut = Math.min(cut, start(from));
+    }
+  }
+  return cut;
 }

@@ -28,6 +28,7 @@ import {
   type Kind,
   leaksIn,
   decodedBlobs,
+  revealed,
   serveOverStdio,
   type TokenEndpoint,
   tempDir,
@@ -35,7 +36,7 @@ import {
   tokenEndpoint,
   writeFile,
 } from "../support/guard.js";
-import { delayed, Upstream } from "../support/upstream.js";
+import { delayed, type Reply, Upstream } from "../support/upstream.js";
 
 let api: Upstream;
 let elsewhere: Upstream;
@@ -192,7 +193,7 @@ describe("in process: the engine behind the SDK client", () => {
   it("nor the bytes of binary content (resource blobs) that echo it", () => {
     const binary = seen.filter((s) => isBlob(s.what));
     expect(binary).toHaveLength(KINDS.length + 1);
-    for (const { what, blobs } of binary) expect(blobs.length, `${what} returned binary content`).toBeGreaterThan(0);
+    for (const { what, blobs, shown } of binary) expect(blobs.length, `${what} returned binary content ${shown}`).toBeGreaterThan(0);
     // The resource URI is masked; the bytes (and so, at times, the base64 text itself) are not.
     expect(leaking(binary.map(({ what, shown, blobs }) => ({ what, shown: `${shown}\n${blobs}` })))).toEqual({});
   });
@@ -261,6 +262,220 @@ describe("in process: the engine behind the SDK client", () => {
       found[scenario] = Array.from({ length: CANARY.length - 7 }, (_, i) => CANARY.slice(i, i + 8)).filter((piece) => text.includes(piece));
     }
     expect(found).toEqual({ cut: [], cutok: [] });
+  });
+});
+
+/** A second secret holding every character that escapes differently (`&`, `/`, `+`, `=`, `"`, `<`, `~`), in both cases. */
+const ODD = 'Tr0ub&4dor/3+x=K"<y~Zq';
+
+const every = (k: string, code: (byte: number) => string): string => [...Buffer.from(k)].map(code).join("");
+const hex2 = (byte: number): string => byte.toString(16).padStart(2, "0");
+const special = (k: string, code: (c: string) => string): string => k.replace(/[^A-Za-z0-9]/g, code);
+// HTML names no entity for `~` (`&tilde;` is U+02DC).
+const HTML_NAMES: Record<string, string> = { "&": "&amp;", "/": "&sol;", "+": "&plus;", "=": "&equals;", '"': "&quot;", "<": "&lt;" };
+
+/** The forms an API that echoes what it was sent (or one the model steers) can give a secret back in. */
+const ENCODINGS: Record<string, (k: string) => string> = {
+  "as is": (k) => k,
+  "upper-case": (k) => k.toUpperCase(),
+  "lower-case": (k) => k.toLowerCase(),
+  "percent-encoded": (k) => encodeURIComponent(k),
+  "percent-encoded, lower-case hex": (k) => encodeURIComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+  "percent-encoded, every byte": (k) => every(k, (b) => `%${hex2(b)}`),
+  "percent-encoded twice": (k) => encodeURIComponent(encodeURIComponent(k)),
+  "form-encoded": (k) => new URLSearchParams({ v: k }).toString().slice(2),
+  "JSON, \\/ escaped": (k) => JSON.stringify(k).slice(1, -1).replace(/\//g, "\\/"),
+  "JSON, \\u escaped": (k) => every(k, (b) => `\\u00${hex2(b)}`),
+  "HTML named entities": (k) => k.replace(/[&/+="<]/g, (c) => HTML_NAMES[c]!),
+  "HTML decimal entities": (k) => special(k, (c) => `&#${c.charCodeAt(0)};`),
+  "HTML hex entities": (k) => special(k, (c) => `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`),
+  "HTML-escaped JSON escapes": (k) => every(k, (b) => `&#92;u00${hex2(b)}`),
+  base64: (k) => Buffer.from(k).toString("base64"),
+  'base64 of "key=" + it': (k) => Buffer.from(`key=${k}`).toString("base64"),
+  'base64 of "k=" + it': (k) => Buffer.from(`k=${k}`).toString("base64"),
+  'base64 of "x" + it': (k) => Buffer.from(`x${k}`).toString("base64"),
+  'base64url of "key=" + it': (k) => Buffer.from(`key=${k}`).toString("base64url"),
+  'base64url of "k=" + it': (k) => Buffer.from(`k=${k}`).toString("base64url"),
+  "hex, lower-case": (k) => Buffer.from(k).toString("hex"),
+  "hex, upper-case": (k) => Buffer.from(k).toString("hex").toUpperCase(),
+};
+
+/** How a body is sent: its media type, its bytes and its status. */
+const CONTAINERS: Record<string, { type: string; status?: number; bytes: (text: string) => Buffer }> = {
+  text: { type: "text/plain; charset=utf-8", bytes: (t) => Buffer.from(t) },
+  binary: { type: "application/octet-stream", bytes: (t) => Buffer.from(t) },
+  utf16le: { type: "text/plain; charset=utf-16le", bytes: (t) => Buffer.from(t, "utf16le") },
+  utf16be: { type: "text/plain; charset=utf-16be", bytes: (t) => Buffer.from(t, "utf16le").swap16() },
+  "utf16 error": { type: "text/plain; charset=utf-16le", status: 500, bytes: (t) => Buffer.from(t, "utf16le") },
+  "utf16 JSON": { type: "application/json; charset=utf-16le", bytes: (t) => Buffer.from(JSON.stringify({ echo: t }), "utf16le") },
+};
+
+/**
+ * GET /anything/<container>~<encoding>?q=<n>: `n` dots (the padding the model chooses), then the API key the
+ * request carried in the encoding, then more dots.
+ */
+const encodedEcho: Reply = ({ res, recorded }) => {
+  const [container, encoding] = decodeURIComponent(recorded.path.slice("/v1/anything/".length)).split("~") as [string, string];
+  const pad = Number(new URLSearchParams(recorded.query).get("q") ?? "0");
+  const shape = CONTAINERS[container]!;
+  const body = shape.bytes(`${".".repeat(pad)}${ENCODINGS[encoding]!(String(recorded.headers["x-api-key"]))}${".".repeat(300)}`);
+  res.writeHead(shape.status ?? 200, { "content-type": shape.type, "content-length": body.length }).end(body);
+};
+
+/** What the model reads of a result: its JSON, and its binary content decoded as Latin-1 and as UTF-16. */
+function readable(result: object): string {
+  const utf16 = Buffer.from(decodedBlobs(result), "latin1").toString("utf16le");
+  return `${JSON.stringify(result)}\n${decodedBlobs(result)}\n${utf16}`;
+}
+
+describe("masking that neither a cut nor another encoding beats", () => {
+  const LIMIT = 4_096;
+  let small: InProcess;
+  let full: InProcess;
+  const audit = memoryAuditLog();
+  const env = { ...canaryEnv(), API_KEY_HEADERKEY: ODD, API_KEY_QUERYKEY: ODD };
+
+  beforeAll(async () => {
+    api.on("GET", /^\/v1\/anything\/[^/]*~/, encodedEcho);
+    const catalog = await loadCatalog(spec);
+    small = await connectProvider(new Engine({ catalog, env, maxResponseBytes: LIMIT, audit }));
+    full = await connectProvider(new Engine({ catalog, env }));
+  });
+
+  afterAll(async () => {
+    await small.close();
+    await full.close();
+  });
+
+  const call = (client: InProcess, container: string, encoding: string, pad = 0): Promise<object> =>
+    client.client.callTool({ name: "getAnything", arguments: { name: `${container}~${encoding}`, q: String(pad) } });
+
+  it("each equivalent form of a secret an API echoes is masked: in text, binary, UTF-16 and JSON bodies", async () => {
+    const found: Record<string, string[]> = {};
+    const unmasked: string[] = [];
+    for (const container of Object.keys(CONTAINERS)) {
+      for (const encoding of Object.keys(ENCODINGS)) {
+        const shown = readable(await call(small, container, encoding));
+        const hits = revealed(shown, ODD, { piece: 6 });
+        if (hits.length > 0) found[`${container}: ${encoding}`] = hits;
+        if (!shown.includes("****")) unmasked.push(`${container}: ${encoding}`);
+      }
+    }
+    expect(found).toEqual({});
+    // The echo did carry it (so a clean result is masking): the mask shows where it was.
+    expect(unmasked).toEqual([]);
+  });
+
+  it("a cut at --max-response-bytes never falls inside a secret: masked first, then cut, a trailing piece dropped", async () => {
+    const found: Record<string, string[]> = {};
+    const sweeps: Array<[string, string]> = [
+      ["text", "as is"],
+      ["text", "percent-encoded, lower-case hex"],
+      ["text", 'base64 of "key=" + it'],
+      ["text", "JSON, \\u escaped"],
+      ["text", "HTML hex entities"],
+      ["utf16le", "as is"],
+      ["utf16be", "percent-encoded"],
+    ];
+    let calls = 0;
+    for (const [container, encoding] of sweeps) {
+      const form = CONTAINERS[container]!.bytes(ENCODINGS[encoding]!(ODD));
+      const unit = container.startsWith("utf16") ? 2 : 1;
+      // Every padding that puts the limit inside the form.
+      for (let pad = Math.floor((LIMIT - form.length) / unit) + 1; pad * unit < LIMIT; pad++) {
+        const result = await call(small, container, encoding, pad);
+        calls++;
+        const text = textOf(result);
+        expect(text, `${container} ${encoding} ${pad}`).toContain("[truncated:");
+        const hits = revealed(text, ODD, { piece: 4 });
+        if (hits.length > 0) found[`${container}: ${encoding}, ${pad} characters of padding: ${text.slice(-150)}`] = hits;
+      }
+    }
+    expect(calls).toBeGreaterThan(250);
+    expect(found).toEqual({});
+    // With the default limit (1 MiB) too.
+    const result = await call(full, "text", "as is", 1024 * 1024 - 12);
+    expect(textOf(result)).toContain("[truncated:");
+    expect(revealed(textOf(result), ODD, { piece: 4 })).toEqual([]);
+  });
+
+  it("the 1,000-character excerpt of a UTF-16 error body shows no piece of the secret", async () => {
+    const found: Record<string, string[]> = {};
+    for (let pad = 1_000 - ODD.length; pad < 1_000; pad++) {
+      const text = textOf(await call(small, "utf16 error", "as is", pad));
+      expect(text).toContain("500 Internal Server Error");
+      const hits = revealed(text, ODD, { piece: 4 });
+      if (hits.length > 0) found[`${pad}: ${text.slice(990, 1_100)}`] = hits;
+    }
+    expect(found).toEqual({});
+  });
+
+  it("the audit log's URL, cut at 2,000 characters, shows no piece of a query key", async () => {
+    const before = audit.records.length;
+    const key = encodeURIComponent(ODD);
+    const prefix = `${api.url}/v1/lookup?q=`.length + "&api_key=".length;
+    for (let at = 1; at < key.length; at++) {
+      await small.client.callTool({ name: "lookup", arguments: { q: "q".repeat(2_000 - prefix - at) } });
+    }
+    const urls = audit.records.slice(before).map((r) => r.url ?? "");
+    expect(urls).toHaveLength(key.length - 1);
+    for (const url of urls) expect(url.length).toBeLessThanOrEqual(2_001);
+    expect(urls.filter((url) => revealed(url, ODD, { piece: 4 }).length > 0).map((url) => url.slice(-50))).toEqual([]);
+  });
+
+  it("nor do the audit log's arguments, cut at 200 characters, show a piece of one a model passes on", async () => {
+    const before = audit.records.length;
+    for (let at = 1; at < ODD.length; at++) {
+      await small.client.callTool({ name: "lookup", arguments: { q: `${"q".repeat(200 - at)}${ODD}` } });
+    }
+    const shown = audit.records.slice(before).map((r) => String(r.arguments.q));
+    expect(shown).toHaveLength(ODD.length - 1);
+    expect(shown.filter((q) => revealed(q, ODD, { piece: 4 }).length > 0).map((q) => q.slice(-30))).toEqual([]);
+  });
+});
+
+describe("token endpoint errors", () => {
+  /** A token endpoint on `login` at `path` that answers every request with `reply`. */
+  async function oauthClient(path: string, reply: Reply): Promise<InProcess> {
+    login.on("POST", path, reply);
+    const oauthSpec = writeFile(temp.dir, `oauth${path.replace(/\//g, "-")}.json`, guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}${path}` }));
+    return connectProvider(new Engine({ catalog: await loadCatalog(oauthSpec), env: { ...canaryEnv(), OAUTH_CLIENT_SECRET_OAUTH: ODD } }));
+  }
+
+  const secretAfter = (padding: number, form: string): string => `${"x".repeat(padding)} client_secret=${form}`;
+
+  it("an error_description echoing the client secret past 200 characters is masked before it is cut", async () => {
+    const found: Record<string, string[]> = {};
+    const forms = { "as is": ODD, "percent-encoded, lower-case hex": encodeURIComponent(ODD).toLowerCase() };
+    for (const [name, form] of Object.entries(forms)) {
+      for (const padding of [150, 175, 185, 190]) {
+        const client = await oauthClient(`/oauth/desc-${padding}-${name.length}`, ({ res }) => {
+          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_client", error_description: secretAfter(padding, form) }));
+        });
+        try {
+          const text = textOf(await client.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }));
+          expect(text).toContain("invalid_client");
+          const hits = revealed(text, ODD, { piece: 4 });
+          if (hits.length > 0) found[`${name}, ${padding}: ${text.slice(-80)}`] = hits;
+        } finally {
+          await client.close();
+        }
+      }
+    }
+    expect(found).toEqual({});
+  });
+
+  it("a token_type echoing the client secret is masked", async () => {
+    const client = await oauthClient("/oauth/type", ({ res }) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "t0k3n-value", token_type: `mac ${ODD}` }));
+    });
+    try {
+      const text = textOf(await client.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }));
+      expect(text).toContain("is not supported");
+      expect(revealed(text, ODD, { piece: 4 })).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -382,3 +382,54 @@ export function textOf(result: object): string {
     .map((block) => block.text)
     .join("\n");
 }
+
+// ------------------------------------------------------------------------------------------------ recovering a secret
+
+const HTML_NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", sol: "/", plus: "+", equals: "=", num: "#", percnt: "%" };
+
+/**
+ * How someone reading `text` could recover `secret`, or a piece of it of `piece` characters or more: the decodings
+ * (by their names) that reveal it. An attacker's toolbox, written independently of the code under test: any case,
+ * percent-decoding, JSON and JavaScript escapes, HTML entities, base64 and base64url at every offset, hex.
+ */
+export function revealed(text: string, secret: string, { piece = secret.length }: { piece?: number } = {}): string[] {
+  const pieces = new Set<string>();
+  for (let i = 0; i + piece <= secret.length; i++) pieces.add(secret.slice(i, i + piece).toLowerCase());
+  const shows = (decoded: string): boolean => {
+    const lower = decoded.toLowerCase();
+    for (const p of pieces) if (lower.includes(p)) return true;
+    return false;
+  };
+  const percent = (t: string): string =>
+    t.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return Buffer.from(run.replace(/%/g, ""), "hex").toString("latin1");
+      }
+    });
+  const json = (t: string): string =>
+    t.replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\([/\\"'])/gi, (_, u?: string, x?: string, c?: string) => (c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "0", 16))));
+  const html = (t: string): string =>
+    t.replace(/&(#x([0-9a-f]+)|#([0-9]+)|([a-z]+));?/gi, (whole, _e, hex?: string, dec?: string, name?: string) => {
+      const code = Number.parseInt(hex ?? dec ?? "", hex ? 16 : 10);
+      if (hex ?? dec) return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      return HTML_NAMED[(name ?? "").toLowerCase()] ?? whole;
+    });
+  const base64 = (t: string): string =>
+    (t.match(/[A-Za-z0-9+/_-]{6,}/g) ?? []).flatMap((run) => [0, 1, 2, 3].map((o) => Buffer.from(run.slice(o), "base64").toString("latin1"))).join("\n");
+  const hex = (t: string): string => (t.match(/[0-9a-f]{8,}/gi) ?? []).flatMap((run) => [0, 1].map((o) => Buffer.from(run.slice(o), "hex").toString("latin1"))).join("\n");
+  const decodings: Record<string, (t: string) => string> = {
+    "as is (any case)": (t) => t,
+    "percent-decoded": percent,
+    "form-decoded": (t) => percent(t.replace(/\+/g, " ")),
+    "JSON-unescaped": json,
+    "HTML-unescaped": html,
+    "twice unescaped": (t) => html(json(percent(percent(html(json(t)))))),
+    base64,
+    hex,
+  };
+  return Object.entries(decodings)
+    .filter(([, decode]) => shows(decode(text)))
+    .map(([name]) => name);
+}
