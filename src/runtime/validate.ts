@@ -2,9 +2,10 @@
 // is registered once as a schema of its own and each tool's schemas are compiled on first use, then cached: a
 // 1,000-tool server pays only for the tools that are called.
 
-import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import type { CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { compileLinear } from "../catalog/schema/pattern.js";
 import type { JsonSchema, Tool } from "../catalog/types.js";
 
 // ajv-formats is CommonJS with a default export that ESM sees nested.
@@ -23,7 +24,7 @@ export class Validator {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false });
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, code: { regExp: linearRegExp } });
     addFormats(this.ajv);
     // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
     this.ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
@@ -54,6 +55,21 @@ export class Validator {
     return (validate.errors ?? []).map(describe).filter(unique());
   }
 }
+
+/**
+ * Ajv's engine for `pattern` and `patternProperties`: RE2, linear in the text's length, so no argument or response
+ * can hold the process. A pattern RE2 cannot run is not checked (the loader warned about it, and the converter
+ * dropped such `patternProperties`).
+ */
+const linearRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
+  (pattern: string) => {
+    const compiled = compileLinear(pattern);
+    // Ajv keys compiled patterns by their text: each must have its own.
+    const key = `/${pattern}/u`;
+    return "test" in compiled ? { test: (text: string) => compiled.test.test(text), toString: () => key } : { test: () => true, toString: () => key };
+  },
+  { code: "linearRegExp" },
+);
 
 /** A schema whose `#/$defs/<key>` references point at the definitions registered on their own. */
 function shared(schema: object): object {
