@@ -17,11 +17,16 @@ export interface Mismatch {
   /** JSON pointer to the offending value, "" for the whole. */
   pointer: string;
   message: string;
+  /** The value could not be checked at all (see `check`). */
+  uncheckable?: true;
 }
+
+const UNCHECKABLE: Mismatch = { pointer: "", message: "cannot be checked: the schema's chain of $refs is too long for this server", uncheckable: true };
 
 export class Validator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly uncompilable = new Set<string>();
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, code: { regExp: linearRegExp } });
@@ -47,11 +52,20 @@ export class Validator {
 
   private check(key: string, schema: JsonSchema, value: unknown): Mismatch[] {
     let validate = this.compiled.get(key);
-    if (!validate) {
-      validate = this.ajv.compile(shared(schema as object));
-      this.compiled.set(key, validate);
+    try {
+      if (!validate) {
+        if (this.uncompilable.has(key)) return [UNCHECKABLE];
+        validate = this.ajv.compile(shared(schema as object));
+        this.compiled.set(key, validate);
+      }
+      if (validate(value)) return [];
+    } catch (error) {
+      // Ajv compiles a `$ref`'s target inside the schema that refers to it: a chain of a few hundred references
+      // runs out of call stack. That stops the call with a message, not the process (nor is it tried again).
+      if (!(error instanceof RangeError)) throw error;
+      if (!validate) this.uncompilable.add(key);
+      return [UNCHECKABLE];
     }
-    if (validate(value)) return [];
     return (validate.errors ?? []).map(describe).filter(unique());
   }
 }

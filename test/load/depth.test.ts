@@ -1,6 +1,7 @@
 // Documents nested deeper than openapi-mcp reads (MAX_DOCUMENT_DEPTH, 128 levels) are refused with the place,
 // exit 1, before any walker that recurses can run out of call stack; documents at the limit go through every
-// stage (conversion, listing, validation, TypeScript types) in every nesting shape.
+// stage (conversion, listing, validation, TypeScript types) in every nesting shape; and shallow schemas chained
+// by $refs deeper than the validator can compile make error results, not internal errors.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { MAX_DOCUMENT_DEPTH } from "../../src/catalog/depth.js";
 import { Listing } from "../../src/catalog/listing.js";
 import { renderTypes } from "../../src/generate/typescript.js";
 import { loadCatalog } from "../../src/load/index.js";
+import { Engine } from "../../src/runtime/engine.js";
 import { Validator } from "../../src/runtime/validate.js";
 import { runCli, STACK_LINE } from "../support/cli.js";
 import { rejection } from "../support/fixtures.js";
@@ -115,9 +117,30 @@ describe("a document at the limit, in each nesting shape", () => {
     const [tool] = catalog.tools;
     expect(JSON.stringify(new Listing(catalog).entry(tool!)).length).toBeGreaterThan(0);
     const validator = new Validator({ definitions: catalog.definitions });
-    expect(validator.arguments(tool!, { body: 1 })).toBeInstanceOf(Array);
-    expect(validator.output(tool!, { result: 1 })).toBeInstanceOf(Array);
+    expect(validator.arguments(tool!, { body: 1 }).some((m) => m.uncheckable)).toBe(false);
+    expect(validator.output(tool!, { result: 1 }).some((m) => m.uncheckable)).toBe(false);
     expect(renderTypes(catalog)).toContain("DeepInput");
   });
 });
 
+describe("a chain of 1,000 shallow schemas, each referring to the next", () => {
+  it("loads and lists; a call is an error result that says why, and nothing is sent", async () => {
+    const schemas: Record<string, object> = {};
+    for (let i = 0; i < 1_000; i++) schemas[`S${i}`] = { type: "object", properties: { next: i < 999 ? { $ref: `#/components/schemas/S${i + 1}` } : { type: "string" } } };
+    const content = { "application/json": { schema: { $ref: "#/components/schemas/S0" } } };
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "chain", version: "1" },
+      servers: [{ url: "https://chain.example" }],
+      paths: { "/x": { post: { operationId: "chain", requestBody: { content }, responses: { 200: { description: "ok", content } } } } },
+      components: { schemas },
+    };
+    const catalog = await loadCatalog(write("chain.json", JSON.stringify(document)));
+    expect(new Listing(catalog).entry(catalog.tools[0]!).inputSchema).toBeDefined();
+    const engine = new Engine({ catalog });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const prepared = await engine.prepare("chain", { body: {} });
+      expect("error" in prepared && prepared.error.content[0]).toMatchObject({ text: expect.stringContaining("chain cannot be called: its arguments cannot be checked: the schema's chain of $refs is too long") });
+    }
+  });
+});
