@@ -25,7 +25,7 @@ export interface GeneratedFile {
 
 /** Template file names that cannot be the real name (a leading dot would hide them in the package). */
 const RENAMED: Record<string, string> = { "env.example": ".env.example", dockerignore: ".dockerignore", gitignore: ".gitignore" };
-const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "undici"];
+const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "re2js", "undici"];
 const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
 
 function handlebars(): typeof Handlebars {

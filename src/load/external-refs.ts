@@ -8,7 +8,7 @@ import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path
 import { UserError } from "../catalog/errors.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
-import { parseText } from "./parse.js";
+import { parseText, refuseTooDeep } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
 
@@ -56,8 +56,9 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
   // swagger-parser's own ref engine, without swagger-parser's rewriting of relative server URLs (which drops the
   // port); the normalizer resolves server URLs itself.
   const { default: $RefParser } = await import("@apidevtools/json-schema-ref-parser");
+  let bundled: unknown;
   try {
-    return await $RefParser.bundle(source.location, value as never, {
+    bundled = await $RefParser.bundle(source.location, value as never, {
       resolve: {
         file: false,
         http: false,
@@ -73,8 +74,13 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
     } as never);
   } catch (error) {
     if (error instanceof UserError) throw error;
+    // The bundler recurses through each file and each reference it follows.
+    if (error instanceof RangeError) throw new UserError({ code: "E_TOO_DEEP", message: `${source.display}: its external $refs nest too deeply to be bundled` });
     throw new UserError({ code: "E_REF", message: `${source.display}: an external $ref could not be resolved: ${(error as Error).message}` });
   }
+  // Each file was within the depth limit; one inlined into another may not be.
+  refuseTooDeep({ value: bundled, file: source.display });
+  return bundled;
 }
 
 function findExternalRefs(root: unknown): Array<{ ref: string; pointer: string }> {

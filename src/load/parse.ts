@@ -2,7 +2,10 @@
 // which gives line and column for every error and caps alias expansion ("billion laughs").
 
 import { createRequire } from "node:module";
+import { MAX_DOCUMENT_DEPTH, shortPointer, tooDeep } from "../catalog/depth.js";
 import { UserError } from "../catalog/errors.js";
+import { locatePointers } from "./locate.js";
+import { yamlTooDeep } from "./yaml-depth.js";
 
 // Loaded on first use: most large specs are JSON, and loading `yaml` costs as much as building a small catalog.
 let yamlModule: typeof import("yaml") | undefined;
@@ -55,11 +58,37 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
     try {
       value = yaml().parse(text(), YAML_OPTIONS);
     } catch (error) {
+      // The YAML parser recurses per level: too deep a text runs it out of stack before any depth check can run.
+      const deep = isStackOverflow(error) ? yamlTooDeep({ yaml: yaml(), text: text(), maxDepth: MAX_DOCUMENT_DEPTH }) : undefined;
+      if (deep) throw tooDeepError({ file, ...deep });
       throw new UserError({ code: "E_PARSE", message: `${file}: not valid YAML: ${yamlMessage(error)}` });
     }
   }
   if (value === undefined || value === null) throw new UserError({ code: "E_PARSE", message: `${file}: the file is empty` });
+  refuseTooDeep({ value, file, text: json ? undefined : text });
   return value;
+}
+
+/**
+ * Refuses a value nested deeper than MAX_DOCUMENT_DEPTH, before any of the walkers that recurse (schema
+ * conversion, listing, validation, code generation) can overflow the call stack on it.
+ */
+export function refuseTooDeep({ value, file, text }: { value: unknown; file: string; text?: (() => string) | undefined }): void {
+  const pointer = tooDeep(value, MAX_DOCUMENT_DEPTH);
+  if (pointer === undefined) return;
+  const place = text ? locatePointers({ text: text(), pointers: [pointer] }).get(pointer) : undefined;
+  throw tooDeepError({ file, pointer, ...(place ? { line: place.line, col: place.column } : {}) });
+}
+
+function tooDeepError({ file, pointer, line, col }: { file: string; pointer: string; line?: number; col?: number }): UserError {
+  return new UserError({
+    code: "E_TOO_DEEP",
+    message: `${file}${line ? `:${line}:${col}` : ""} #${shortPointer(pointer)}: nested more than ${MAX_DOCUMENT_DEPTH} levels deep, more than openapi-mcp reads (real APIs nest fewer than 40)`,
+  });
+}
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError || /Maximum call stack size exceeded/.test((error as Error)?.message ?? "");
 }
 
 // No regular expression runs over a whole document: V8 keeps the subject of the last successful match alive

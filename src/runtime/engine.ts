@@ -136,6 +136,9 @@ export class Engine implements ToolProvider {
       return { error: errorResult(`The arguments for ${name} are too big (${tooBig}). Nothing was sent; send less (for files, a smaller one).`), outcome: "invalid_arguments" };
     }
     const mismatches = this.validator.arguments(tool, given);
+    if (mismatches[0]?.uncheckable) {
+      return { error: errorResult(`${name} cannot be called: its arguments ${mismatches[0].message}. Nothing was sent.`), outcome: "invalid_arguments" };
+    }
     if (mismatches.length > 0) {
       const listed = mismatches.map((m) => `${placeOf(m.pointer)} ${m.message}`).join("; ");
       return {

@@ -2,6 +2,8 @@
 // the call stack (JSON.parse copes; JSON.stringify and recursive walks do not).
 
 export const MAX_ARGUMENT_DEPTH = 64;
+/** JSON responses nesting deeper are refused before anything walks them (real APIs stay far below). */
+export const MAX_RESPONSE_DEPTH = 256;
 
 /** Why arguments are too big to handle, or undefined when they are within bounds. */
 export function argumentsTooBig(value: unknown, maxBytes: number): string | undefined {

@@ -2,9 +2,11 @@
 // the JSON as text; other text stays text; images become image content; other binary an embedded resource.
 // Failures are results with `isError: true` that say what happened and what the model can do about it.
 
+import { shortPointer, tooDeep } from "../catalog/depth.js";
 import { isJsonMediaType, mediaTypeParameters, parseMediaType } from "../catalog/media-type.js";
 import type { Tool } from "../catalog/types.js";
 import type { UpstreamResponse } from "./http.js";
+import { MAX_RESPONSE_DEPTH } from "./limits.js";
 import type { OutputValidation, ToolResult } from "./types.js";
 import { type Mismatch, placeOf, type Validator } from "./validate.js";
 
@@ -77,6 +79,14 @@ function json({
     data = JSON.parse(textOf(response));
   } catch {
     return errorResult(`${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`);
+  }
+  // Measured before anything recursive (stringify, validation, masking) runs on it, which a deep enough body
+  // would run out of call stack.
+  const deep = tooDeep(data, MAX_RESPONSE_DEPTH);
+  if (deep !== undefined) {
+    return errorResult(
+      `${where}: the JSON response is nested more than ${MAX_RESPONSE_DEPTH} levels deep (at ${shortPointer(deep, 80)}), more than this server handles, so it cannot be used.`,
+    );
   }
   const text = JSON.stringify(data);
   const structured = tool.outputWrapped ? { result: data } : data;

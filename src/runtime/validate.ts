@@ -2,9 +2,10 @@
 // is registered once as a schema of its own and each tool's schemas are compiled on first use, then cached: a
 // 1,000-tool server pays only for the tools that are called.
 
-import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import type { CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { compileLinear } from "../catalog/schema/pattern.js";
 import type { JsonSchema, Tool } from "../catalog/types.js";
 
 // ajv-formats is CommonJS with a default export that ESM sees nested.
@@ -16,16 +17,21 @@ export interface Mismatch {
   /** JSON pointer to the offending value, "" for the whole. */
   pointer: string;
   message: string;
+  /** The value could not be checked at all (see `check`). */
+  uncheckable?: true;
 }
+
+const UNCHECKABLE: Mismatch = { pointer: "", message: "cannot be checked: the schema's chain of $refs is too long for this server", uncheckable: true };
 
 export class Validator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly uncompilable = new Set<string>();
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
     // ownProperties: an argument or field named `constructor` or `toString` is looked up on the value itself, not
     // found on Object.prototype (which made an omitted optional `constructor` "must be string").
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, ownProperties: true });
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, ownProperties: true, code: { regExp: linearRegExp } });
     addFormats(this.ajv);
     // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
     this.ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
@@ -48,14 +54,38 @@ export class Validator {
 
   private check(key: string, schema: JsonSchema, value: unknown): Mismatch[] {
     let validate = this.compiled.get(key);
-    if (!validate) {
-      validate = this.ajv.compile(shared(schema as object));
-      this.compiled.set(key, validate);
+    try {
+      if (!validate) {
+        if (this.uncompilable.has(key)) return [UNCHECKABLE];
+        validate = this.ajv.compile(shared(schema as object));
+        this.compiled.set(key, validate);
+      }
+      if (validate(value)) return [];
+    } catch (error) {
+      // Ajv compiles a `$ref`'s target inside the schema that refers to it: a chain of a few hundred references
+      // runs out of call stack. That stops the call with a message, not the process (nor is it tried again).
+      if (!(error instanceof RangeError)) throw error;
+      if (!validate) this.uncompilable.add(key);
+      return [UNCHECKABLE];
     }
-    if (validate(value)) return [];
     return (validate.errors ?? []).map(describe).filter(unique());
   }
 }
+
+/**
+ * Ajv's engine for `pattern` and `patternProperties`: RE2, linear in the text's length, so no argument or response
+ * can hold the process. A pattern RE2 cannot run is not checked (the loader warned about it, and the converter
+ * dropped such `patternProperties`).
+ */
+const linearRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
+  (pattern: string) => {
+    const compiled = compileLinear(pattern);
+    // Ajv keys compiled patterns by their text: each must have its own.
+    const key = `/${pattern}/u`;
+    return "test" in compiled ? { test: (text: string) => compiled.test.test(text), toString: () => key } : { test: () => true, toString: () => key };
+  },
+  { code: "linearRegExp" },
+);
 
 /** A schema whose `#/$defs/<key>` references point at the definitions registered on their own. */
 function shared(schema: object): object {

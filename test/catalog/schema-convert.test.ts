@@ -64,6 +64,24 @@ describe("schema conversion to JSON Schema 2020-12", () => {
     expect(diagnostics[0]).toMatchObject({ severity: "warning", code: "lossy-schema", file: "spec.yaml", pointer: `/x/${keyword}` });
   });
 
+  it.each([
+    { name: "a lookahead", pattern: "^(?!aws:).+$", says: "cannot run in linear time (RE2: invalid or unsupported Perl syntax: `(?!`); the server does not check it" },
+    { name: "a backreference", pattern: "^(a)\\1$", says: "cannot run in linear time (RE2: invalid escape sequence: `\\1`); the server does not check it" },
+    { name: "a count above 1,000", pattern: "^[a-z]{0,4096}$", says: "repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds" },
+  ])("keeps a pattern RE2 cannot run as written ($name), with a warning naming it", ({ pattern, says }) => {
+    const { out, diagnostics } = convert({ schema: { type: "string", pattern } });
+    expect(out).toEqual({ type: "string", pattern });
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: "warning", code: "pattern-not-enforced", pointer: "/x/pattern" })]);
+    expect(diagnostics[0]!.message).toContain(says);
+  });
+
+  it("drops patternProperties whose pattern RE2 cannot run: neither matching every name nor none is right", () => {
+    const schema = { type: "object", patternProperties: { "^(?!x-)": { type: "string" }, "^x-": { type: "integer" } } };
+    const { out, diagnostics } = convert({ schema, dialect: "oas31" });
+    expect(out).toEqual({ type: "object", patternProperties: { "^x-": { type: "integer" } } });
+    expect(diagnostics).toEqual([expect.objectContaining({ code: "pattern-not-enforced", pointer: "/x/patternProperties/^(?!x-)" })]);
+  });
+
   it("leaves readOnly properties out of inputs and writeOnly ones out of outputs, with their required entries", () => {
     const schema = {
       type: "object",

@@ -1,6 +1,6 @@
 // Upstream faults, end to end in process: connection resets (before and during the body), stalled bodies, garbage
-// under a JSON content type, huge bodies, 5xx, 429 with Retry-After. Each is a clear error result; the server keeps
-// answering afterwards; and the heap stays flat across 1,000 faulty calls.
+// under a JSON content type, huge bodies, deeply nested JSON, 5xx, 429 with Retry-After. Each is a clear error
+// result; the server keeps answering afterwards; and the heap stays flat across 1,000 faulty calls.
 
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -127,6 +127,22 @@ describe("huge bodies", () => {
     const message = expectError(await call(connected.client, "getItem", { id: 1 }), "500 Internal Server Error");
     expect(message.length).toBeLessThan(2_000);
   });
+});
+
+describe("deeply nested JSON", () => {
+  // 1 MB each, within the default --max-response-bytes: JSON.parse copes; every recursive walk after it would not.
+  const bodies: Array<[string, string]> = [
+    ["arrays", `${"[".repeat(500_000)}${"]".repeat(500_000)}`],
+    ["objects", `${'{"a":'.repeat(166_000)}1${"}".repeat(166_000)}`],
+  ];
+  for (const [what, body] of bodies) {
+    it(`1 MB of nested ${what}: an error result that says so, with an output schema or without`, async () => {
+      upstream.on("GET", "/v1/items/1", bytes(body, "application/json"));
+      upstream.on("GET", "/v1/anything/deep", bytes(body, "application/json"));
+      expectError(await call(connected.client, "getItem", { id: 1 }), "nested more than 256 levels deep", "cannot be used");
+      expectError(await call(connected.client, "getAnything", { name: "deep" }), "nested more than 256 levels deep");
+    });
+  }
 });
 
 describe("5xx and 429", () => {

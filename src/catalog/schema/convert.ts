@@ -7,6 +7,7 @@ import { defineOwn, setOwn } from "../own.js";
 import { isObject, joinPointer, localRefPointer } from "../pointer.js";
 import type { Diagnostic, JsonSchema } from "../types.js";
 import { isValidPattern, JSON_TYPES, VALUE_KEYWORDS } from "./keywords.js";
+import { compileLinear, hasLargeRepeat } from "./pattern.js";
 import { followRefs, propertyAccess, READ_ONLY, RefGraph, WRITE_ONLY } from "./ref-graph.js";
 
 export type Direction = "input" | "output";
@@ -30,6 +31,8 @@ export class SchemaConverter {
   private readonly emitted = new Map<string, string>();
   private readonly pending: Array<{ pointer: string; direction: Direction; key: string }> = [];
   private readonly reported = new Set<string>();
+  /** Why RE2 cannot run a pattern ("" when it can), by pattern: documents repeat the same few. */
+  private readonly refusedPatterns = new Map<string, string>();
   // Where the walk is: the pointer it started from and the segments below it. Pointers are built only for
   // diagnostics, so a walk over thousands of schemas does not build a string per keyword.
   private base = "";
@@ -168,8 +171,13 @@ export class SchemaConverter {
           else if (keyword === "enum") this.lossy(`'enum' must be an array, found ${describe(value)}; dropped`, keyword);
           break;
         case "pattern":
-          if (typeof value === "string" && isValidPattern(value)) out.pattern = value;
-          else this.lossy(`'pattern' ${describe(value)} is not a valid regular expression and was dropped`, keyword);
+          if (typeof value === "string" && isValidPattern(value)) {
+            // Kept for the model to read even when the server cannot check it.
+            out.pattern = value;
+            this.checkLinear(value, keyword);
+          } else {
+            this.lossy(`'pattern' ${describe(value)} is not a valid regular expression and was dropped`, keyword);
+          }
           break;
         case "exclusiveMinimum":
         case "exclusiveMaximum": {
@@ -273,9 +281,37 @@ export class SchemaConverter {
         this.lossy(`pattern '${name}' is not a valid regular expression; dropped`, keyword, name);
         continue;
       }
+      // A key pattern the server cannot run can be neither ignored nor assumed to match: the entry goes.
+      const refused = keyword === "patternProperties" ? this.refusedBy(name) : "";
+      if (refused) {
+        this.report("warning", "pattern-not-enforced", this.pointer(keyword, name), `pattern '${name}' cannot run in linear time (RE2: ${refused}); dropped`);
+        continue;
+      }
       setOwn(out, name, this.child(value[name], direction, keyword, name));
     }
     return out;
+  }
+
+  /** Warns about a `pattern` that the server checks loosely or not at all (see pattern.ts). */
+  private checkLinear(pattern: string, keyword: string): void {
+    const refused = this.refusedBy(pattern);
+    if (refused) {
+      const message = `'pattern' ${describe(pattern)} cannot run in linear time (RE2: ${refused}); the server does not check it, the upstream API may`;
+      this.report("warning", "pattern-not-enforced", this.pointer(keyword), message);
+    } else if (hasLargeRepeat(pattern)) {
+      const message = `'pattern' ${describe(pattern)} repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds`;
+      this.report("warning", "pattern-not-enforced", this.pointer(keyword), message);
+    }
+  }
+
+  private refusedBy(pattern: string): string {
+    let refused = this.refusedPatterns.get(pattern);
+    if (refused === undefined) {
+      const compiled = compileLinear(pattern);
+      refused = "refused" in compiled ? compiled.refused : "";
+      this.refusedPatterns.set(pattern, refused);
+    }
+    return refused;
   }
 
   private required(value: unknown, out: Record<string, unknown>, removed: Set<string> | undefined): void {
