@@ -9,7 +9,7 @@ import Handlebars from "handlebars";
 import { credentialVariables, describeCredential } from "../catalog/security.js";
 import type { Catalog } from "../catalog/types.js";
 import { cellCodeSpan, codeSpan, json, markdown, packageName as toPackageName, tsString } from "./escape.js";
-import { runtimeSources } from "./sources.js";
+import { runtimeSchemas, runtimeSources } from "./sources.js";
 import { renderTypes } from "./typescript.js";
 
 const TEMPLATES = fileURLToPath(new URL("../../templates/", import.meta.url));
@@ -25,7 +25,7 @@ export interface GeneratedFile {
 
 /** Template file names that cannot be the real name (a leading dot would hide them in the package). */
 const RENAMED: Record<string, string> = { "env.example": ".env.example", dockerignore: ".dockerignore", gitignore: ".gitignore" };
-const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "re2js", "undici"];
+const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "re2js", "undici", "yaml"];
 const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
 
 function handlebars(): typeof Handlebars {
@@ -129,5 +129,6 @@ export function renderProject({ catalog, name, largeListing }: { catalog: Catalo
   files.push({ path: "catalog.json", content: `${JSON.stringify(data)}\n` });
   files.push({ path: "src/tools.ts", content: renderTypes(catalog) });
   for (const source of runtimeSources()) files.push({ path: `src/${source.path}`, content: source.content });
+  files.push(...runtimeSchemas());
   return files.sort((a, b) => (a.path < b.path ? -1 : 1));
 }

@@ -1,5 +1,6 @@
-// The runtime a generated project carries: the engine, the MCP binding and the catalog modules they use, copied
-// byte for byte from this package's own sources, so there is one implementation (a test compares the copies).
+// The runtime a generated project carries: the engine, the MCP binding, the settings reader and the catalog modules
+// they use, copied byte for byte from this package's own sources, so there is one implementation (a test compares
+// the copies). The settings file's schema comes along, where the reader looks for it (`schemas/`).
 
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -7,9 +8,15 @@ import { fileURLToPath } from "node:url";
 
 /** This package's `src/`, next to `dist/` (the package ships both). */
 const SOURCE_ROOT = fileURLToPath(new URL("../../src/", import.meta.url));
+const SCHEMA_ROOT = fileURLToPath(new URL("../../schemas/", import.meta.url));
 
 /** What a generated server starts from; everything they import is copied along. */
-export const RUNTIME_ENTRIES = ["runtime/start.ts", "runtime/view.ts", "runtime/dynamic.ts", "server/index.ts"];
+export const RUNTIME_ENTRIES = ["runtime/start.ts", "runtime/view.ts", "runtime/dynamic.ts", "runtime/settings.ts", "server/index.ts", "load/settings.ts"];
+
+/** The JSON Schemas the copied reader checks files against, relative to the project's root. */
+export function runtimeSchemas(): SourceFile[] {
+  return ["settings.schema.json"].map((name) => ({ path: `schemas/${name}`, content: readFileSync(join(SCHEMA_ROOT, name), "utf8") }));
+}
 
 export interface SourceFile {
   /** Relative to `src/`, e.g. `runtime/engine.ts`. */

@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { UserError } from "../catalog/errors.js";
+import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/dynamic.js";
 import { nearMatches } from "../runtime/policy.js";
 import type { OutputValidation } from "../runtime/types.js";
@@ -12,6 +13,8 @@ import { type OptionKind, SERVER_OPTIONS, type ServerOption } from "./options.js
 import type { SessionLimits } from "./sessions.js";
 
 export interface ServerSettings {
+  /** The settings file to read (`--config`): its options apply where these and the environment say nothing. */
+  config?: string;
   transport: "stdio" | "http";
   host: string;
   port: number;
@@ -29,7 +32,24 @@ export interface ServerSettings {
   auth?: AuthConfig;
   allowUnauthenticated: boolean;
   sessions: SessionLimits;
+  /** Set only when given, so that a settings file's `requireCredentials` can apply. */
+  requireCredentials?: boolean;
 }
+
+/** The options a settings file can give a generated server, under its own names (engine options: runtime/settings.ts). */
+const FROM_FILE: Record<string, (file: Settings) => { key: string; value: unknown }> = {
+  mode: (file) => ({ key: "mode", value: file.mode }),
+  "base-url": (file) => ({ key: "baseUrl", value: file.baseUrl }),
+  include: (file) => ({ key: "include", value: file.include }),
+  exclude: (file) => ({ key: "exclude", value: file.exclude }),
+  "allow-insecure-http": (file) => ({ key: "allowInsecureHttp", value: file.allowInsecureHttp }),
+  "session-idle-timeout": (file) => ({ key: "sessionIdleTimeoutSeconds", value: file.sessionIdleTimeoutSeconds }),
+  "max-sessions": (file) => ({ key: "maxSessions", value: file.maxSessions }),
+  "max-sessions-per-principal": (file) => ({ key: "maxSessionsPerPrincipal", value: file.maxSessionsPerPrincipal }),
+};
+
+/** Settings that shape the catalog: built into a generated server, so they apply when it is generated. */
+const GENERATION_ONLY: Array<keyof Settings> = ["serverVariables", "auth"];
 
 /** An option's values and where they came from (`--port`, or `MCP_PORT`), for messages. */
 interface Given {
@@ -39,16 +59,33 @@ interface Given {
 
 const DECISION = /^[^=]*[^=\s][^=]*=\s*(allow|approve|deny)\s*$/i;
 
-/** `{ help: true }` for -h/--help; otherwise the settings, or a UserError saying what is wrong and where. */
-export function readServerCommandLine({ args, env }: { args: string[]; env: Record<string, string | undefined> }): { help: true } | { settings: ServerSettings } {
+/**
+ * `{ help: true }` for -h/--help; otherwise the settings, or a UserError saying what is wrong and where. With `file`
+ * (the settings file `config` names, once read), its options apply where the command line and the environment
+ * say nothing.
+ */
+export function readServerCommandLine({
+  args,
+  env,
+  file,
+}: {
+  args: string[];
+  env: Record<string, string | undefined>;
+  file?: Settings;
+}): { help: true } | { settings: ServerSettings } {
   const parsed = readArgs(args);
   if (parsed === "help") return { help: true };
+  if (file) refuseGenerationOnly(file);
   const given = (name: string): Given | undefined => {
     const option = SERVER_OPTIONS.find((o) => o.name === name)!;
     const text = option.env === undefined ? undefined : env[option.env];
+    if (parsed.has(name)) return parsed.get(name);
     // An empty variable (`MCP_PORT=` in an env file) counts as unset.
-    if (parsed.has(name) || text === undefined || text === "") return parsed.get(name);
-    return { values: option.kind === "list" ? text.split(",").map((v) => v.trim()).filter(Boolean) : [text], source: option.env! };
+    if (text !== undefined && text !== "") return { values: option.kind === "list" ? text.split(",").map((v) => v.trim()).filter(Boolean) : [text], source: option.env! };
+    const fromFile = file ? FROM_FILE[name]?.(file) : undefined;
+    if (fromFile === undefined || fromFile.value === undefined) return undefined;
+    // Checked as the same option would be (the file's schema allows what the option does not, e.g. an empty list).
+    return { values: Array.isArray(fromFile.value) ? fromFile.value.map(String) : [String(fromFile.value)], source: `${file!.file}#/${fromFile.key}` };
   };
   const text = (name: string): string | undefined => given(name)?.values.at(-1);
   const checked = (name: string): string | number | boolean | undefined => {
@@ -79,11 +116,22 @@ export function readServerCommandLine({ args, env }: { args: string[]; env: Reco
   if (maxSessions !== undefined) settings.sessions.maxSessions = maxSessions;
   const perPrincipal = checked("max-sessions-per-principal") as number | undefined;
   if (perPrincipal !== undefined) settings.sessions.maxSessionsPerPrincipal = perPrincipal;
-  const optional = { baseUrl: text("base-url"), timeoutMs: checked("timeout"), maxResponseBytes: checked("max-response-bytes"), outputValidation: checked("output-validation"), auditLog: text("audit-log") };
+  const requireCredentials = checked("require-credentials") as boolean | undefined;
+  if (requireCredentials !== undefined) settings.requireCredentials = requireCredentials;
+  const optional = { config: text("config"), baseUrl: text("base-url"), timeoutMs: checked("timeout"), maxResponseBytes: checked("max-response-bytes"), outputValidation: checked("output-validation"), auditLog: text("audit-log") };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(settings, { [key]: value });
   const auth = endpointAuth({ given, settings });
   if (auth) settings.auth = auth;
   return { settings };
+}
+
+function refuseGenerationOnly(file: Settings): void {
+  const found = GENERATION_ONLY.filter((key) => file[key] !== undefined);
+  if (found.length === 0) return;
+  throw new UserError({
+    code: "E_SETTINGS",
+    message: `${file.file}#/${found[0]}: ${found.join(" and ")} shape the tools, which are built into this server: give them when generating it (openapi-mcp generate … --auth, --server-var); credential values go under credentials`,
+  });
 }
 
 function kindOf(name: string): OptionKind {
@@ -159,6 +207,8 @@ function endpointAuth({ given, settings }: { given: (name: string) => Given | un
   const issuers = given("auth-issuer");
   const oauth = resource ?? issuers;
   if (tokenEnv && oauth) throw optionError(`${tokenEnv.source} and ${oauth.source} are two ways of checking clients; choose one`);
+  const claim = given("auth-principal-claim");
+  if (claim && !oauth) throw optionError(`${claim.source} applies to OAuth endpoint auth (--auth-resource and --auth-issuer)`);
   const auth = tokenEnv ?? oauth;
   if (auth && settings.transport !== "http") throw optionError(`${auth.source} applies to HTTP (--transport http): a stdio client is the process that started the server`);
   if (tokenEnv) return { type: "static", tokenEnv: tokenEnv.values.at(-1)! };
@@ -167,6 +217,7 @@ function endpointAuth({ given, settings }: { given: (name: string) => Given | un
   const jwksUrl = given("auth-jwks-url")?.values.at(-1);
   const audience = given("auth-audience")?.values ?? [];
   const scopes = given("auth-scope")?.values ?? [];
+  const principalClaim = given("auth-principal-claim")?.values.at(-1);
   return {
     type: "oauth",
     resource: resource.values.at(-1)!,
@@ -174,6 +225,7 @@ function endpointAuth({ given, settings }: { given: (name: string) => Given | un
     ...(jwksUrl !== undefined ? { jwksUrl } : {}),
     ...(audience.length > 0 ? { audience } : {}),
     ...(scopes.length > 0 ? { requiredScopes: scopes } : {}),
+    ...(principalClaim !== undefined ? { principalClaim } : {}),
     ...(settings.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
   };
 }

@@ -16,6 +16,7 @@ export interface ServerOption {
 }
 
 export const SERVER_OPTIONS: readonly ServerOption[] = [
+  { name: "config", kind: "text", env: "MCP_CONFIG", value: "file", help: "settings file, as openapi-mcp serve --config reads it (options here and in the environment win)" },
   { name: "transport", kind: { choices: ["stdio", "http"] }, env: "MCP_TRANSPORT", help: "stdio (default) or streamable HTTP at /mcp" },
   { name: "port", kind: "port", env: "MCP_PORT", value: "n", help: "HTTP port (default 3000)" },
   { name: "host", kind: "text", env: "MCP_HOST", value: "address", help: "HTTP address to listen on (default 127.0.0.1)" },
@@ -29,6 +30,7 @@ export const SERVER_OPTIONS: readonly ServerOption[] = [
   { name: "output-validation", kind: { choices: ["strict", "warn", "off"] }, env: "MCP_OUTPUT_VALIDATION", help: "check responses against the output schema (default strict)" },
   { name: "policy", kind: "list", env: "MCP_POLICY", value: "target=decision", help: "read|write|destructive|<tool> = allow|approve|deny (repeatable; default destructive=approve)" },
   { name: "audit-log", kind: "text", env: "MCP_AUDIT_LOG", value: "file|-", help: "one JSON line per call; '-' is stderr" },
+  { name: "require-credentials", kind: "flag", env: "MCP_REQUIRE_CREDENTIALS", help: "refuse to start while a tool lacks its credentials (default: start; such tools answer with an error naming the variables)" },
   { name: "allow-insecure-http", kind: "flag", env: "MCP_ALLOW_INSECURE_HTTP", help: "permit plain http to hosts other than loopback" },
   { name: "auth-token-env", kind: "text", env: "MCP_AUTH_TOKEN_ENV", value: "VAR", help: "HTTP: require one of the bearer tokens listed (comma-separated) in this variable" },
   { name: "auth-resource", kind: "text", env: "MCP_AUTH_RESOURCE", value: "url", help: "HTTP: act as an OAuth protected resource with this canonical endpoint URL" },
@@ -36,6 +38,7 @@ export const SERVER_OPTIONS: readonly ServerOption[] = [
   { name: "auth-jwks-url", kind: "text", env: "MCP_AUTH_JWKS_URL", value: "url", help: "HTTP: the issuer's JWKS (default: discovered from the issuer)" },
   { name: "auth-audience", kind: "list", env: "MCP_AUTH_AUDIENCE", value: "aud", help: "HTTP: accepted token audience (repeatable; default: the resource)" },
   { name: "auth-scope", kind: "list", env: "MCP_AUTH_SCOPE", value: "scope", help: "HTTP: scope every token must carry (repeatable)" },
+  { name: "auth-principal-claim", kind: "text", env: "MCP_AUTH_PRINCIPAL_CLAIM", value: "claim", help: "HTTP: the token claim naming the caller (default: sub; e.g. client_id)" },
   { name: "allow-unauthenticated", kind: "flag", env: "MCP_ALLOW_UNAUTHENTICATED", help: "HTTP: serve a non-loopback host without endpoint auth (warns on every start)" },
   { name: "session-idle-timeout", kind: "positive", env: "MCP_SESSION_IDLE_TIMEOUT", value: "seconds", help: "HTTP: close a session idle this long (default 1800)" },
   { name: "max-sessions", kind: "positive", env: "MCP_MAX_SESSIONS", value: "n", help: "HTTP: open sessions at most; more get 503 (default 1000)" },

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderProject } from "../../src/generate/render.js";
-import { runtimeSources } from "../../src/generate/sources.js";
+import { runtimeSchemas, runtimeSources } from "../../src/generate/sources.js";
 import { generateProject } from "../../src/generate/index.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
@@ -36,6 +36,8 @@ describe("a generated project", () => {
     for (const source of sources) {
       expect(readFileSync(join(project, "src", source.path), "utf8"), source.path).toBe(readFileSync(join(REPOSITORY, "src", source.path), "utf8"));
     }
+    // The settings reader it carries checks files against the same schema, found where the reader looks for it.
+    for (const schema of runtimeSchemas()) expect(readFileSync(join(project, schema.path), "utf8"), schema.path).toBe(readFileSync(join(REPOSITORY, schema.path), "utf8"));
   });
 
   it("has no eval or new Function anywhere", () => {
@@ -134,7 +136,7 @@ describe("generating again", () => {
 describe("snapshots of what the templates render (one per file)", () => {
   it.each(["examples/petstore.openapi.yaml", "examples/widgets.actions.yaml"])("%s", async (source) => {
     const files = renderProject({ catalog: await loadCatalog(join(REPOSITORY, source)) });
-    const copied = new Set(runtimeSources().map((s) => `src/${s.path}`));
+    const copied = new Set([...runtimeSources().map((s) => `src/${s.path}`), ...runtimeSchemas().map((s) => s.path)]);
     const label = source.split("/").pop()!.split(".")[0]!;
     for (const file of files.filter((f) => !copied.has(f.path))) {
       await expect(file.content).toMatchFileSnapshot(`__snapshots__/${label}/${file.path}.snap`);
