@@ -22,6 +22,13 @@ describe("compacting a schema for tools/list", () => {
       given: { title: "Repo", description: "A repo.", type: "object", required: ["id"], properties: { id: { type: "integer", format: "int64", description: "Id.", examples: [1], default: 0, deprecated: true, enum: [1, 2] } } },
       want: { type: "object", required: ["id"], properties: { id: { type: "integer", format: "int64", enum: [1, 2] } } },
     },
+    {
+      name: "outputs advertise no pattern (the server checks them; a client's RegExp could backtrack on a response)",
+      use: "output",
+      given: { type: "object", properties: { code: { type: "string", pattern: "^(a+)+$", minLength: 1 } } },
+      want: { type: "object", properties: { code: { type: "string", minLength: 1 } } },
+    },
+    { name: "inputs keep their patterns (the model reads them)", given: { type: "string", pattern: "^[a-z]+$" }, want: { type: "string", pattern: "^[a-z]+$" } },
   ])("$name", ({ given, want, use = "input", named }) => {
     expect(compactSchema(given, { use, ...(named ? { name: named } : {}) })).toEqual(want);
   });

@@ -58,7 +58,8 @@ function essential(schema: unknown, use: Use, { definition = false }: { definiti
   const copy = structuredClone(schema);
   walk(copy, (s, _name, root) => {
     const top = root && !definition;
-    for (const keyword of use === "output" ? ANNOTATIONS : ["title", "examples"]) delete s[keyword];
+    // Output schemas also leave patterns to the server, which checks them in linear time.
+    for (const keyword of use === "output" ? [...ANNOTATIONS, "pattern"] : ["title", "examples"]) delete s[keyword];
     if (s.deprecated === false) delete s.deprecated;
     if (typeof s.description === "string" && s.description.trim() === "") delete s.description;
     if (Array.isArray(s.required) && s.required.length === 0) delete s.required;

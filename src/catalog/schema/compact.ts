@@ -1,8 +1,10 @@
 // What a tools/list entry need not carry. Every byte of it is paid for by the model up front, so the listing drops
 // what says nothing new: a title repeating its property's name or its description, empty annotations, an example
 // that is the default. Output schemas are for the client's validator, and the model reads the result itself, so
-// they keep only what validates. No rule changes what a schema accepts, and none touches a subschema or a `$ref`;
-// a format few clients know (formats.ts) moves into the description, which a validator that ignores it reads alike.
+// they keep only what validates, less `pattern`: the server has checked every pattern it can (in linear time), and
+// a client's validator runs them with a backtracking RegExp on whatever an upstream sent. No other rule changes
+// what a schema accepts, and none touches a subschema or a `$ref`; a format few clients know (formats.ts) moves
+// into the description, which a validator that ignores it reads alike.
 
 import { setOwn } from "../own.js";
 import type { JsonSchema } from "../types.js";
@@ -50,7 +52,7 @@ export function compactSchema(schema: JsonSchema, { use, name, top = false }: { 
 
 function redundant({ schema, keyword, use, name, top }: { schema: Record<string, unknown>; keyword: string; use: SchemaUse; name: string | undefined; top: boolean }): boolean {
   const value = schema[keyword];
-  if (use === "output" && ANNOTATIONS.has(keyword)) return true;
+  if (use === "output" && (ANNOTATIONS.has(keyword) || keyword === "pattern")) return true;
   switch (keyword) {
     case "title":
       return typeof value !== "string" || blank(value) || sameWords(value, name) || sameWords(value, schema.description);
