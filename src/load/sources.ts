@@ -95,39 +95,24 @@ export async function readDocument({ location, display, options }: { location: s
   return { origin, value, kind, text: text() };
 }
 
-export async function addSource({
-  builder,
-  document,
-  settings,
-  options,
-  serverVariables,
-}: {
+/** One source to add to the catalog under construction, with the settings it is added under. */
+interface SourceToAdd {
   builder: CatalogBuilder;
   document: SourceDocument;
   settings: SourceSettings;
   options: LoadOptions;
   /** Values for the document's server variables; the names its chosen servers use are added to `used`. */
   serverVariables: ServerVariableInput;
-}): Promise<void> {
+}
+
+export async function addSource({ builder, document, settings, options, serverVariables }: SourceToAdd): Promise<void> {
   const { origin } = document;
   const before = builder.diagnostics.length;
   await addParsedSource({ builder, document, settings, options, serverVariables });
   if (options.checkConformance && document.text !== undefined) locateDiagnostics({ diagnostics: builder.diagnostics.slice(before), file: origin.display, text: document.text });
 }
 
-async function addParsedSource({
-  builder,
-  document,
-  settings,
-  options,
-  serverVariables,
-}: {
-  builder: CatalogBuilder;
-  document: SourceDocument;
-  settings: SourceSettings;
-  options: LoadOptions;
-  serverVariables: ServerVariableInput;
-}): Promise<void> {
+async function addParsedSource({ builder, document, settings, options, serverVariables }: SourceToAdd): Promise<void> {
   const { origin, value, kind } = document;
   if (kind === "openapi") {
     const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options, serverVariables });

@@ -3,7 +3,7 @@
 import type { ApiDocument } from "../../catalog/document.js";
 import { UserError } from "../../catalog/errors.js";
 import { normalizeOpenApi3 } from "./openapi3.js";
-import type { ServerVariableInput } from "./servers.js";
+import type { NormalizeInput } from "./normalizer.js";
 import { normalizeSwagger2 } from "./swagger2.js";
 
 /** The document's version, or a clear refusal for one we do not read (OpenAPI 3.2, Swagger 1.2…). */
@@ -17,18 +17,7 @@ export function openApiVersion({ root, file }: { root: Record<string, unknown>; 
   throw unsupported(file, "/openapi", `OpenAPI ${version}`);
 }
 
-export function normalizeOpenApi({
-  root,
-  file,
-  location,
-  serverVariables,
-}: {
-  root: Record<string, unknown>;
-  file: string;
-  location: string;
-  /** Values for server variables, and where the names the chosen servers use are recorded. */
-  serverVariables?: ServerVariableInput;
-}): ApiDocument {
+export function normalizeOpenApi({ root, file, location, serverVariables }: NormalizeInput): ApiDocument {
   const version = openApiVersion({ root, file });
   return version === "2.0" ? normalizeSwagger2({ root, file, location, serverVariables }) : normalizeOpenApi3({ root, file, location, version, serverVariables });
 }

@@ -19,6 +19,17 @@ export const METHOD_KEYS: Array<[string, HttpMethod]> = [
   ["trace", "TRACE"],
 ];
 
+/** What a version's normalizer is given: the parsed document, where it came from, values for its server variables. */
+export interface NormalizeInput {
+  root: Record<string, unknown>;
+  /** Where the document came from, for messages. */
+  file: string;
+  /** Absolute path or URL: relative server and token URLs resolve against it. */
+  location: string;
+  /** Values for server variables, and where the names the chosen servers use are recorded. */
+  serverVariables?: ServerVariableInput | undefined;
+}
+
 export class Normalizer {
   readonly diagnostics: Diagnostic[] = [];
 

@@ -3,25 +3,13 @@
 import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiMediaType, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
-import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, unsupportedScheme } from "./normalizer.js";
-import { type ServerVariableInput, serverUrl } from "./servers.js";
+import { extensions, METHOD_KEYS, type NormalizeInput, Normalizer, requirements, stringList, text, unsupportedScheme } from "./normalizer.js";
+import { serverUrl } from "./servers.js";
 import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
 const LOCATIONS = new Set<string>(["path", "query", "header", "cookie"]);
 
-export function normalizeOpenApi3({
-  root,
-  file,
-  location,
-  version,
-  serverVariables,
-}: {
-  root: Record<string, unknown>;
-  file: string;
-  location: string;
-  version: string;
-  serverVariables?: ServerVariableInput | undefined;
-}): ApiDocument {
+export function normalizeOpenApi3({ root, file, location, version, serverVariables }: NormalizeInput & { version: string }): ApiDocument {
   const n = new Normalizer(root, file, location, serverVariables);
   const info = isObject(root.info) ? root.info : {};
   const documentServer = serverUrl({ n, servers: root.servers, pointer: "/servers" }) ?? "";

@@ -7,7 +7,7 @@ import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
 import { merge } from "./openapi3.js";
-import { extensions, METHOD_KEYS, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { extensions, METHOD_KEYS, type NormalizeInput, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
 import type { ServerVariableInput } from "./servers.js";
 import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
 
@@ -21,17 +21,7 @@ const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
 };
 const NOT_SCHEMA = new Set(["name", "in", "required", "description", "collectionFormat", "allowEmptyValue"]);
 
-export function normalizeSwagger2({
-  root,
-  file,
-  location,
-  serverVariables,
-}: {
-  root: Record<string, unknown>;
-  file: string;
-  location: string;
-  serverVariables?: ServerVariableInput | undefined;
-}): ApiDocument {
+export function normalizeSwagger2({ root, file, location, serverVariables }: NormalizeInput): ApiDocument {
   const n = new Normalizer(root, file, location);
   const info = isObject(root.info) ? root.info : {};
   const server = serverUrl(n);
