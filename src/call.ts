@@ -5,6 +5,8 @@ import { UserError } from "./catalog/errors.js";
 import { credentialVariables } from "./catalog/security.js";
 import type { Catalog } from "./catalog/types.js";
 import type { Environment } from "./runtime/credentials.js";
+import type { Engine } from "./runtime/engine.js";
+import { nearMatches } from "./runtime/policy.js";
 import type { TokenSource } from "./runtime/oauth.js";
 import { MASK, Masker, maskText, maskValue } from "./runtime/secrets.js";
 import type { PreparedRequest, ToolResult } from "./runtime/types.js";
@@ -34,20 +36,31 @@ export async function callTool(sources: string | string[], options: CallOptions)
   // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
   const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
   const { catalog, engine, env } = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
-  if (!engine.hasTool(options.tool)) {
-    const names = engine.listTools().map((t) => t.name);
-    throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${options.tool}'; the source has: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` });
-  }
+  const tool = toolNamed({ catalog, engine, given: options.tool });
   // A dry run needs no credentials: where one is not set, the request shows what to set instead.
-  const prepared = await engine.prepare(options.tool, options.args, options.dryRun ? { dryRun: true } : {});
+  const prepared = await engine.prepare(tool, options.args, options.dryRun ? { dryRun: true } : {});
   if ("error" in prepared) return { result: prepared.error };
   // Every configured credential, not only the ones this request carries: none may show.
   const secrets = [...prepared.secrets, ...secretsOf(catalog, env)];
   const request = describeRequest(prepared.request, secrets, prepared.placeholders);
   if (options.dryRun) return { request };
   // From the terminal the person running `call` has approved it by running it.
-  const result = await engine.callTool(options.tool, options.args, { approve: async () => "accept" });
+  const result = await engine.callTool(tool, options.args, { approve: async () => "accept" });
   return { request, result: maskValue(result, secrets) };
+}
+
+/**
+ * The tool `given` names: its name, or the operationId it was made from (`repos/get` is the tool `repos_get`), as
+ * a person reading the API's documentation would write it. Otherwise an error with the nearest names.
+ */
+function toolNamed({ catalog, engine, given }: { catalog: Catalog; engine: Engine; given: string }): string {
+  if (engine.hasTool(given)) return given;
+  const byOperation = catalog.tools.find((t) => t.origin.operationId === given && engine.hasTool(t.name));
+  if (byOperation) return byOperation.name;
+  const names = engine.listTools().map((t) => t.name);
+  const near = nearMatches(given, names);
+  const hint = near.length > 0 ? `did you mean ${near.join(", ")}? ` : "";
+  throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${given}'; ${hint}\`openapi-mcp inspect\` lists all ${names.length}` });
 }
 
 /** Every configured credential value: masked wherever it would show. */

@@ -50,7 +50,7 @@ export function startEngine(options: StartOptions): Engine {
   // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
   for (const warning of upstreams.warnings) log(`WARNING --allow-insecure-http: ${warning}`);
 
-  const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.includes(t.name)) } : catalog;
+  const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.some((name) => name === t.name || name === t.origin.operationId)) } : catalog;
   const missing = missingCredentials(needed, env);
   const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
   if (described && options.requireCredentials) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });

@@ -98,6 +98,16 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
     expect(set.stdout + set.stderr).not.toContain(TOKEN);
     expect(api.requests).toEqual([]);
   });
+
+  it("`call` takes the operationId as GitHub's documentation writes it, and suggests near names for a typo", async () => {
+    const byOperationId = await runCli(["call", GITHUB, "repos/get", "--args", '{"owner":"octo","repo":"hello"}', "--auth", "bearer:GITHUB_TOKEN", "--dry-run"]);
+    expect(byOperationId.code, byOperationId.stderr).toBe(0);
+    expect(byOperationId.stdout).toContain("GET https://api.github.com/repos/octo/hello");
+    const typo = await runCli(["call", GITHUB, "repos_gett", "--dry-run"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("no tool named 'repos_gett'; did you mean repos_get?");
+    expect(typo.stderr).not.toMatch(STACK_LINE);
+  });
 });
 
 describe("--auth on the command line", () => {
