@@ -1,0 +1,99 @@
+// Cold start, side by side with the runtime peer in the same run: spawn → `initialize` → one complete `tools/list`,
+// over stdio with raw JSON-RPC lines (no client-side schema check), on GitHub's spec. The servers run alternately,
+// each start a fresh process; medians of --runs. Ours runs twice: first start (an empty cache directory, so nothing
+// is cached) and later start (the cache the first start left).
+//
+// Run: npm run bench:cold-start   Options: --runs N (7)  --spec FILE (GitHub's)  --cli FILE (dist/cli.js)
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const root = new URL("..", import.meta.url).pathname;
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "7" },
+    spec: { type: "string", default: `${root}node_modules/@octokit/openapi/generated/api.github.com.json` },
+    cli: { type: "string", default: `${root}dist/cli.js` },
+  },
+});
+const runs = Math.max(1, Number(args.runs));
+const PEER = `${root}node_modules/@ivotoby/openapi-mcp-server/bin/mcp-server.js`;
+const PEER_VERSION = JSON.parse(readFileSync(`${root}node_modules/@ivotoby/openapi-mcp-server/package.json`, "utf8")).version;
+
+/** One start: milliseconds to the initialize answer and to the complete tools/list, its bytes, peak RSS. */
+function start({ command, env }) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, command, { stdio: ["pipe", "pipe", "ignore"], env: { PATH: process.env.PATH, ...env } });
+    let buffer = "";
+    let initialized;
+    const fail = (why) => {
+      child.kill("SIGKILL");
+      reject(new Error(`${command.join(" ")}: ${why}`));
+    };
+    const timer = setTimeout(() => fail("no tools/list within 60 s"), 60_000);
+    child.on("exit", (code) => code !== null && code !== 0 && fail(`exited ${code}`));
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        const message = JSON.parse(line);
+        if (message.id === 1) {
+          initialized = performance.now();
+          child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+          child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} })}\n`);
+        } else if (message.id === 2) {
+          const done = performance.now();
+          clearTimeout(timer);
+          // The high-water mark of the process's resident memory, read before it goes.
+          const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+          const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+          child.removeAllListeners("exit");
+          child.kill();
+          resolve({ initialize: initialized - t0, list: done - initialized, total: done - t0, rss: peakKb / 1024, bytes: Buffer.byteLength(line), tools: message.result?.tools?.length ?? 0 });
+        }
+      }
+    });
+    const initialize = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cold-start", version: "0" } };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize })}\n`);
+  });
+}
+
+const cache = mkdtempSync(join(tmpdir(), "cold-start-cache-"));
+const subjects = [
+  { name: `peer (@ivotoby/openapi-mcp-server ${PEER_VERSION})`, command: [PEER, "--transport", "stdio", "--openapi-spec", args.spec, "--api-base-url", "https://api.github.com"], env: {} },
+  // An empty cache directory before each first start: nothing is cached.
+  { name: "ours, first start", command: [args.cli, "serve", args.spec], env: { XDG_CACHE_HOME: cache }, before: () => rmSync(join(cache, "openapi-mcp"), { recursive: true, force: true }) },
+  { name: "ours, later start", command: [args.cli, "serve", args.spec], env: { XDG_CACHE_HOME: cache } },
+];
+const results = new Map(subjects.map((s) => [s.name, []]));
+// One warm-up of each (the disk cache of the machine, not ours), then alternating rounds.
+for (const subject of subjects) {
+  subject.before?.();
+  await start(subject);
+}
+for (let round = 0; round < runs; round++) {
+  for (const subject of subjects) {
+    subject.before?.();
+    results.get(subject.name).push(await start(subject));
+  }
+}
+rmSync(cache, { recursive: true, force: true });
+
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const cell = (list, field, unit) => `${Math.round(median(list.map((r) => r[field])))} ${unit}`;
+console.log(`Cold start on ${args.spec.split("/").pop()}: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}; medians of ${runs} alternating runs\n`);
+console.log("| | initialize | tools/list | total | peak RSS | listing | tools |");
+console.log("|---|---|---|---|---|---|---|");
+for (const [name, list] of results) {
+  console.log(`| ${name} | ${cell(list, "initialize", "ms")} | ${cell(list, "list", "ms")} | ${cell(list, "total", "ms")} | ${cell(list, "rss", "MB")} | ${(median(list.map((r) => r.bytes)) / 2 ** 20).toFixed(1)} MB | ${median(list.map((r) => r.tools))} |`);
+}
+const peer = median(results.get(subjects[0].name).map((r) => r.total));
+for (const subject of subjects.slice(1)) {
+  const ours = median(results.get(subject.name).map((r) => r.total));
+  console.log(`${subject.name}: total ${(ours / peer).toFixed(2)}× the peer's`);
+}
