@@ -11,6 +11,7 @@ import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
+import { boundedLog } from "./log-lines.js";
 import type { SessionLimits } from "./sessions.js";
 
 export interface HttpOptions {
@@ -62,7 +63,8 @@ const FLUSH_MS = 1_000;
 
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Every line bounded, refusals summarised past the first few (log-lines.ts): clients decide nothing of its size.
+  const log = boundedLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
   checkExposure({ host, authenticated: options.auth !== undefined, allowUnauthenticated: options.allowUnauthenticated === true, log });
   // Built before listening: a missing token variable or a bad auth config stops the start, not the first request.
   const auth = options.auth ? createEndpointAuth(options.auth, { log, endpointPath: "/mcp" }) : undefined;
@@ -88,7 +90,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     }
     const refusal = guard?.checkHost(req.headers.host) ?? guard?.checkOrigin(req.headers.origin);
     if (refusal) {
-      log(`refused: ${refusal}`);
+      log(`refused: 403 ${refusal}`);
       return sendRpcError({ res, status: 403, code: -32000, message: refusal });
     }
     // Before the body is read: a caller without a valid token costs no more than its headers.
@@ -186,6 +188,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       await until({ done: () => stopped, ms: FLUSH_MS });
       server.closeAllConnections();
       await allClosed;
+      log.flush();
     })();
     return closing;
   };
