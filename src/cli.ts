@@ -56,6 +56,10 @@ interface ServeFlags extends RuntimeFlags {
   sessionIdleTimeout?: number;
   maxSessions?: number;
   maxSessionsPerPrincipal?: number;
+  headersTimeout?: number;
+  requestTimeout?: number;
+  maxPendingBodyBytes?: number;
+  maxPendingBodyBytesPerPrincipal?: number;
 }
 
 interface CallFlags extends RuntimeFlags {
@@ -244,7 +248,11 @@ export async function main(argv: string[]): Promise<number> {
         .option("--allow-unauthenticated", "HTTP: serve a non-loopback --host without endpoint auth (warns on every start)")
         .option("--session-idle-timeout <seconds>", "HTTP: close a session idle this long (default 1800)", positiveInteger)
         .option("--max-sessions <n>", "HTTP: open sessions at most; more get 503 (default 1000)", positiveInteger)
-        .option("--max-sessions-per-principal <n>", "HTTP with endpoint auth: open sessions per caller (default 100)", positiveInteger),
+        .option("--max-sessions-per-principal <n>", "HTTP with endpoint auth: open sessions per caller (default 100)", positiveInteger)
+        .option("--headers-timeout <seconds>", "HTTP: a request's headers must arrive within this; else 408 (default 10)", positiveInteger)
+        .option("--request-timeout <seconds>", "HTTP: a whole request, headers and body, must arrive within this; else 408 (default 30)", positiveInteger)
+        .option("--max-pending-body-bytes <n>", "HTTP: bytes of request bodies still arriving, all callers; past it 503 (default 67108864)", positiveInteger)
+        .option("--max-pending-body-bytes-per-principal <n>", "HTTP with endpoint auth: the same per caller (default 16777216)", positiveInteger),
     ),
   ).action(async (sources: string[], flags: SourceFlags & ServeFlags) => {
     const { serve } = await import("./serve.js");
@@ -263,6 +271,12 @@ export async function main(argv: string[]): Promise<number> {
         ...(flags.sessionIdleTimeout !== undefined ? { idleTimeoutMs: flags.sessionIdleTimeout * 1000 } : {}),
         ...(flags.maxSessions !== undefined ? { maxSessions: flags.maxSessions } : {}),
         ...(flags.maxSessionsPerPrincipal !== undefined ? { maxSessionsPerPrincipal: flags.maxSessionsPerPrincipal } : {}),
+      },
+      requests: {
+        ...(flags.headersTimeout !== undefined ? { headersTimeoutMs: flags.headersTimeout * 1000 } : {}),
+        ...(flags.requestTimeout !== undefined ? { requestTimeoutMs: flags.requestTimeout * 1000 } : {}),
+        ...(flags.maxPendingBodyBytes !== undefined ? { maxPendingBodyBytes: flags.maxPendingBodyBytes } : {}),
+        ...(flags.maxPendingBodyBytesPerPrincipal !== undefined ? { maxPendingBodyBytesPerPrincipal: flags.maxPendingBodyBytesPerPrincipal } : {}),
       },
       optionNames: { port: "PORT or --port", host: "--host" },
     });

@@ -6,7 +6,7 @@ import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
 import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
 import { defined } from "./runtime/start.js";
-import { type AddressOptionNames, type AuthConfig, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
+import { type AddressOptionNames, type AuthConfig, type RequestLimits, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 export interface ServeOptions extends EngineSetupOptions {
@@ -22,6 +22,8 @@ export interface ServeOptions extends EngineSetupOptions {
   allowUnauthenticated?: boolean;
   /** Idle expiry and caps of HTTP sessions; the settings file's apply where these are left out. */
   sessions?: SessionLimits;
+  /** Time to receive an HTTP request and bytes of bodies still arriving; the settings file's apply where left out. */
+  requests?: RequestLimits;
   /** How the user sets the port and host, for the messages when they cannot be used. */
   optionNames?: AddressOptionNames;
 }
@@ -50,6 +52,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {
     const sessions = sessionLimits({ given: options.sessions, settings });
+    const requests = requestLimits({ given: options.requests, settings });
     const handle = await serveHttp({
       provider,
       name,
@@ -60,6 +63,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.stateless ? { stateless: true } : {}),
       ...(options.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
       ...(sessions ? { sessions } : {}),
+      ...(requests ? { requests } : {}),
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
       ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
@@ -76,6 +80,18 @@ function sessionLimits({ given = {}, settings }: { given?: SessionLimits; settin
     idleTimeoutMs: given.idleTimeoutMs ?? (idle !== undefined ? idle * 1000 : undefined),
     maxSessions: given.maxSessions ?? settings?.maxSessions,
     maxSessionsPerPrincipal: given.maxSessionsPerPrincipal ?? settings?.maxSessionsPerPrincipal,
+  });
+  return Object.keys(limits).length > 0 ? limits : undefined;
+}
+
+/** The request limits given, each falling back to the settings file's. */
+function requestLimits({ given = {}, settings }: { given?: RequestLimits; settings: Settings | undefined }): RequestLimits | undefined {
+  const ms = (seconds: number | undefined) => (seconds !== undefined ? seconds * 1000 : undefined);
+  const limits = defined({
+    headersTimeoutMs: given.headersTimeoutMs ?? ms(settings?.headersTimeoutSeconds),
+    requestTimeoutMs: given.requestTimeoutMs ?? ms(settings?.requestTimeoutSeconds),
+    maxPendingBodyBytes: given.maxPendingBodyBytes ?? settings?.maxPendingBodyBytes,
+    maxPendingBodyBytesPerPrincipal: given.maxPendingBodyBytesPerPrincipal ?? settings?.maxPendingBodyBytesPerPrincipal,
   });
   return Object.keys(limits).length > 0 ? limits : undefined;
 }

@@ -28,6 +28,11 @@ export interface Settings {
   sessionIdleTimeoutSeconds?: number;
   maxSessions?: number;
   maxSessionsPerPrincipal?: number;
+  /** `serve --transport http` only: time to receive a request, bytes of bodies still arriving. */
+  headersTimeoutSeconds?: number;
+  requestTimeoutSeconds?: number;
+  maxPendingBodyBytes?: number;
+  maxPendingBodyBytesPerPrincipal?: number;
   rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */

@@ -10,6 +10,7 @@ import { nearMatches } from "../runtime/policy.js";
 import type { OutputValidation } from "../runtime/types.js";
 import type { AuthConfig } from "./auth.js";
 import { type OptionKind, SERVER_OPTIONS, type ServerOption } from "./options.js";
+import type { RequestLimits } from "./bodies.js";
 import type { SessionLimits } from "./sessions.js";
 
 export interface ServerSettings {
@@ -32,6 +33,7 @@ export interface ServerSettings {
   auth?: AuthConfig;
   allowUnauthenticated: boolean;
   sessions: SessionLimits;
+  requests: RequestLimits;
   /** Set only when given, so that a settings file's `requireCredentials` can apply. */
   requireCredentials?: boolean;
 }
@@ -46,6 +48,10 @@ const FROM_FILE: Record<string, (file: Settings) => { key: string; value: unknow
   "session-idle-timeout": (file) => ({ key: "sessionIdleTimeoutSeconds", value: file.sessionIdleTimeoutSeconds }),
   "max-sessions": (file) => ({ key: "maxSessions", value: file.maxSessions }),
   "max-sessions-per-principal": (file) => ({ key: "maxSessionsPerPrincipal", value: file.maxSessionsPerPrincipal }),
+  "headers-timeout": (file) => ({ key: "headersTimeoutSeconds", value: file.headersTimeoutSeconds }),
+  "request-timeout": (file) => ({ key: "requestTimeoutSeconds", value: file.requestTimeoutSeconds }),
+  "max-pending-body-bytes": (file) => ({ key: "maxPendingBodyBytes", value: file.maxPendingBodyBytes }),
+  "max-pending-body-bytes-per-principal": (file) => ({ key: "maxPendingBodyBytesPerPrincipal", value: file.maxPendingBodyBytesPerPrincipal }),
 };
 
 /** Settings that shape the catalog: built into a generated server, so they apply when it is generated. */
@@ -109,6 +115,7 @@ export function readServerCommandLine({
     allowInsecureHttp: checked("allow-insecure-http") === true,
     allowUnauthenticated: checked("allow-unauthenticated") === true,
     sessions: {},
+    requests: {},
   };
   const idle = checked("session-idle-timeout") as number | undefined;
   if (idle !== undefined) settings.sessions.idleTimeoutMs = idle * 1000;
@@ -116,6 +123,14 @@ export function readServerCommandLine({
   if (maxSessions !== undefined) settings.sessions.maxSessions = maxSessions;
   const perPrincipal = checked("max-sessions-per-principal") as number | undefined;
   if (perPrincipal !== undefined) settings.sessions.maxSessionsPerPrincipal = perPrincipal;
+  const headersTimeout = checked("headers-timeout") as number | undefined;
+  if (headersTimeout !== undefined) settings.requests.headersTimeoutMs = headersTimeout * 1000;
+  const requestTimeout = checked("request-timeout") as number | undefined;
+  if (requestTimeout !== undefined) settings.requests.requestTimeoutMs = requestTimeout * 1000;
+  const pending = checked("max-pending-body-bytes") as number | undefined;
+  if (pending !== undefined) settings.requests.maxPendingBodyBytes = pending;
+  const pendingPerPrincipal = checked("max-pending-body-bytes-per-principal") as number | undefined;
+  if (pendingPerPrincipal !== undefined) settings.requests.maxPendingBodyBytesPerPrincipal = pendingPerPrincipal;
   const requireCredentials = checked("require-credentials") as boolean | undefined;
   if (requireCredentials !== undefined) settings.requireCredentials = requireCredentials;
   const optional = { config: text("config"), baseUrl: text("base-url"), timeoutMs: checked("timeout"), maxResponseBytes: checked("max-response-bytes"), outputValidation: checked("output-validation"), auditLog: text("audit-log") };

@@ -6,10 +6,12 @@ import type { AddressInfo } from "node:net";
 import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolProvider } from "../runtime/types.js";
 import { type AuthConfig, createEndpointAuth } from "./auth.js";
+import { BodyBudget, DEFAULT_REQUEST_LIMITS, readBody, type RequestLimits, timeoutOptions } from "./bodies.js";
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
+import { boundedLog } from "./log-lines.js";
 import type { SessionLimits } from "./sessions.js";
 
 export interface HttpOptions {
@@ -38,6 +40,8 @@ export interface HttpOptions {
   allowUnauthenticated?: boolean;
   /** Idle expiry and caps of stateful sessions (see SessionLimits for the defaults). */
   sessions?: SessionLimits;
+  /** Time to receive a request, and bytes held by bodies still arriving (see RequestLimits for the defaults). */
+  requests?: RequestLimits;
   /** How the user sets the port and the host, named when they cannot be used. Default `--port`, `--host`. */
   optionNames?: AddressOptionNames;
   log?: (line: string) => void;
@@ -59,11 +63,14 @@ const FLUSH_MS = 1_000;
 
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Every line bounded, refusals summarised past the first few (log-lines.ts): clients decide nothing of its size.
+  const log = boundedLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
   checkExposure({ host, authenticated: options.auth !== undefined, allowUnauthenticated: options.allowUnauthenticated === true, log });
   // Built before listening: a missing token variable or a bad auth config stops the start, not the first request.
   const auth = options.auth ? createEndpointAuth(options.auth, { log, endpointPath: "/mcp" }) : undefined;
   const calls = new CallTracker();
+  const limits = { ...DEFAULT_REQUEST_LIMITS, ...options.requests };
+  const budget = new BodyBudget(limits);
   const endpoint = new McpEndpoint({ ...options, stateless: options.stateless ?? false, calls, log });
   /** POST responses still open: they carry the answers of the calls a shutdown waits for. */
   const posts = new Set<ServerResponse>();
@@ -83,7 +90,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     }
     const refusal = guard?.checkHost(req.headers.host) ?? guard?.checkOrigin(req.headers.origin);
     if (refusal) {
-      log(`refused: ${refusal}`);
+      log(`refused: 403 ${refusal}`);
       return sendRpcError({ res, status: 403, code: -32000, message: refusal });
     }
     // Before the body is read: a caller without a valid token costs no more than its headers.
@@ -103,14 +110,22 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     }
     let body: unknown;
     if (req.method === "POST") {
-      const text = await readBody({ req, limit: maxBodyBytes });
-      if (text === undefined) {
-        // The rest of the body is left unread, so this connection cannot carry another request.
+      const read = await readBody({ req, limit: maxBodyBytes, budget, owner: principal });
+      // Gone before its body came: nobody to answer (on a timeout Node answered 408).
+      if ("aborted" in read) return;
+      // Refused: the rest of the body is left unread, so this connection cannot carry another request.
+      if ("tooLarge" in read) {
         const message = `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`;
         return sendRpcError({ res, status: 413, code: -32000, message, headers: { connection: "close" } });
       }
+      if ("overBudget" in read) {
+        log(`refused: 503 a request body past ${read.overBudget}; connection closed`);
+        // By then every body now arriving is complete or timed out.
+        const headers = { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) };
+        return sendRpcError({ res, status: 503, code: -32000, message: `Server busy: too many request bodies arriving (${read.overBudget}); retry later`, headers });
+      }
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(read.text);
       } catch {
         return sendRpcError({ res, status: 400, code: -32700, message: "Parse error: Invalid JSON" });
       }
@@ -127,11 +142,20 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     await endpoint.handle({ req, res, body, ...(principal !== undefined ? { principal } : {}) });
   };
 
-  const server = createServer((req, res) => {
+  const server = createServer(timeoutOptions(limits), (req, res) => {
     route(req, res).catch((error: unknown) => {
       log(`http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) sendRpcError({ res, status: 500, code: -32603, message: "Internal error" });
       else res.destroy();
+    });
+  });
+  // Node answers a request that does not arrive in time with 408 and closes its connection; said here, once.
+  server.on("connection", (socket) => {
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "ERR_HTTP_REQUEST_TIMEOUT") return;
+      const { headersTimeout, requestTimeout } = timeoutOptions(limits);
+      const within = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+      log(`refused: 408 a request not received in time (headers within ${within(headersTimeout)}, all of it within ${within(requestTimeout)}); connection closed`);
     });
   });
   await listen({ server, host, port, names: options.optionNames ?? { port: "--port", host: "--host" } });
@@ -164,30 +188,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
       await until({ done: () => stopped, ms: FLUSH_MS });
       server.closeAllConnections();
       await allClosed;
+      log.flush();
     })();
     return closing;
   };
 
   return { url: `http://${bracketed(host)}:${bound}/mcp`, port: bound, close, openSessions: () => endpoint.sessionCount };
-}
-
-/** The body as text, or undefined once it passes `limit` bytes (the declared length is checked first). */
-function readBody({ req, limit }: { req: IncomingMessage; limit: number }): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    if (Number(req.headers["content-length"]) > limit) return resolve(undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData);
-      req.pause();
-      resolve(undefined);
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.once("error", reject);
-  });
 }
 
 /** Polls `done` until it holds or `ms` pass. */

@@ -21,6 +21,8 @@ export { createMcpServer } from "./mcp.js";
 export type { OptionKind, ServerOption } from "./options.js";
 export { SERVER_OPTIONS, serverUsage } from "./options.js";
 export type { SessionLimits } from "./sessions.js";
+export type { RequestLimits } from "./bodies.js";
+export { DEFAULT_REQUEST_LIMITS } from "./bodies.js";
 export { DEFAULT_SESSION_LIMITS } from "./sessions.js";
 export type { StdioHandle, StdioOptions } from "./stdio.js";
 export { serveStdio } from "./stdio.js";

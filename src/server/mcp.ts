@@ -178,8 +178,12 @@ const EFFECTS: Record<ApprovalRequest["effect"], string> = {
 /** What the human reads: tool, title, effect, method and URL, the arguments (secrets already masked). */
 export function approvalMessage(request: ApprovalRequest, timeoutMs = request.timeoutMs): string {
   let args = JSON.stringify(request.arguments, null, 2) ?? "{}";
+  let heading = "Arguments:";
   if (args.length > MAX_ARGUMENTS_CHARS) {
-    const left = args.length - MAX_ARGUMENTS_CHARS;
+    // Said before the arguments, where the person starts reading them, not only at the end of a long block.
+    const count = (n: number) => n.toLocaleString("en-US");
+    const left = count(args.length - MAX_ARGUMENTS_CHARS);
+    heading = `Arguments, shown in part: the first ${count(MAX_ARGUMENTS_CHARS)} of ${count(args.length)} characters (${left} not shown):`;
     args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${left} more characters not shown)`;
   }
   const title = request.title && request.title !== request.tool ? ` (${request.title})` : "";
@@ -188,7 +192,7 @@ export function approvalMessage(request: ApprovalRequest, timeoutMs = request.ti
     "",
     `Tool: ${request.tool}${title}`,
     `Request: ${request.method} ${request.url}`,
-    "Arguments:",
+    heading,
     args,
     "",
     `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs)} counts as no.`,

@@ -43,6 +43,10 @@ export const SERVER_OPTIONS: readonly ServerOption[] = [
   { name: "session-idle-timeout", kind: "positive", env: "MCP_SESSION_IDLE_TIMEOUT", value: "seconds", help: "HTTP: close a session idle this long (default 1800)" },
   { name: "max-sessions", kind: "positive", env: "MCP_MAX_SESSIONS", value: "n", help: "HTTP: open sessions at most; more get 503 (default 1000)" },
   { name: "max-sessions-per-principal", kind: "positive", env: "MCP_MAX_SESSIONS_PER_PRINCIPAL", value: "n", help: "HTTP with endpoint auth: open sessions per caller (default 100)" },
+  { name: "headers-timeout", kind: "positive", env: "MCP_HEADERS_TIMEOUT", value: "seconds", help: "HTTP: a request's headers must arrive within this; else 408 (default 10)" },
+  { name: "request-timeout", kind: "positive", env: "MCP_REQUEST_TIMEOUT", value: "seconds", help: "HTTP: a whole request, headers and body, must arrive within this; else 408 (default 30)" },
+  { name: "max-pending-body-bytes", kind: "positive", env: "MCP_MAX_PENDING_BODY_BYTES", value: "n", help: "HTTP: bytes of request bodies still arriving, all callers; past it 503 (default 67108864)" },
+  { name: "max-pending-body-bytes-per-principal", kind: "positive", env: "MCP_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL", value: "n", help: "HTTP with endpoint auth: the same per caller (default 16777216)" },
 ];
 
 /** `node dist/index.js --help`: every option with its variable. */

@@ -5,6 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { ToolProvider } from "../runtime/types.js";
 import { CallTracker } from "./calls.js";
+import { boundedLog } from "./log-lines.js";
 import { createMcpServer } from "./mcp.js";
 
 export interface StdioOptions {
@@ -35,10 +36,12 @@ export async function serveStdio({
   version,
   instructions,
   graceMs = 10_000,
-  log = (line) => process.stderr.write(`${line}\n`),
+  log: write = (line) => process.stderr.write(`${line}\n`),
   stdin = process.stdin,
   stdout = process.stdout,
 }: StdioOptions): Promise<StdioHandle> {
+  // Lines bounded as over HTTP (a response to an unknown request id would be logged whole).
+  const log = boundedLog(write);
   const calls = new CallTracker();
   const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
   const transport = new StdioServerTransport(stdin, stdout);

@@ -38,6 +38,15 @@ describe("readServerCommandLine", () => {
     expect(read(["--transport", "htp", "-h"])).toEqual({ help: true });
   });
 
+  it("reads the bounds on slow HTTP requests from the command line, the environment and a settings file", () => {
+    const env = { MCP_HEADERS_TIMEOUT: "5", MCP_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL: "1000000" };
+    const file = { file: "settings.json", requestTimeoutSeconds: 20, maxPendingBodyBytes: 8_000_000 };
+    const result = readServerCommandLine({ args: ["--max-pending-body-bytes", "2000000"], env, file });
+    if (!("settings" in result)) throw new Error("help");
+    expect(result.settings.requests).toEqual({ headersTimeoutMs: 5_000, requestTimeoutMs: 20_000, maxPendingBodyBytes: 2_000_000, maxPendingBodyBytesPerPrincipal: 1_000_000 });
+    expect(() => read(["--request-timeout", "0"])).toThrow(expect.objectContaining({ code: "E_OPTION", message: "--request-timeout must be a whole number greater than 0, not '0'" }));
+  });
+
   it.each([
     [["--tranport", "http"], {}, "unknown option '--tranport'; did you mean --transport?"],
     [["--transport", "htp"], {}, "--transport must be stdio or http, not 'htp'"],

@@ -383,9 +383,13 @@ describe("approvalMessage", () => {
     expect(approvalMessage(approvalRequest(overrides))).toContain(want);
   });
 
-  it("cuts long arguments and says how much is left out", () => {
+  it("cuts long arguments and says so before them, with how many of how many characters are shown", () => {
     const message = approvalMessage(approvalRequest({ arguments: { blob: "x".repeat(10_000) } }));
     expect(message.length).toBeLessThan(4500);
-    expect(message).toMatch(/… \(\d+ more characters not shown\)/);
+    const lines = message.split("\n");
+    // 10,000 x's, the key, quotes and indented braces: 10,016 characters of JSON.
+    expect(lines[4]).toBe("Arguments, shown in part: the first 4,000 of 10,016 characters (6,016 not shown):");
+    expect(lines[5]).toBe("{");
+    expect(message).toContain("\n… (6,016 more characters not shown)\n");
   });
 });

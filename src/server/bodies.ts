@@ -1,0 +1,102 @@
+// Requests still arriving, bounded. A client that trickles a body holds the bytes received so far: without bounds,
+// 100 slow connections held 4 MiB each for 300 s (Node's default request timeout). Node's own headersTimeout and
+// requestTimeout bound the time (its server answers 408 and closes the connection); a budget bounds the bytes held
+// by bodies not yet complete, overall and per verified principal: the request whose bytes do not fit gets 503.
+
+import type { IncomingMessage } from "node:http";
+
+export interface RequestLimits {
+  /** A request's headers must arrive within this (ms). Default 10 s (at most the request timeout). */
+  headersTimeoutMs?: number;
+  /** A whole request, headers and body, must arrive within this (ms). Default 30 s. */
+  requestTimeoutMs?: number;
+  /** Bytes of request bodies still arriving held at most, all callers together. Default 64 MiB. */
+  maxPendingBodyBytes?: number;
+  /** The same per verified principal (endpoint auth only). Default 16 MiB. */
+  maxPendingBodyBytesPerPrincipal?: number;
+}
+
+export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxPendingBodyBytes: 64 * 1024 * 1024,
+  maxPendingBodyBytesPerPrincipal: 16 * 1024 * 1024,
+};
+
+/** Node's server options enforcing the timeouts. It checks them every connectionsCheckingInterval (30 s by default). */
+export function timeoutOptions(limits: Required<RequestLimits>) {
+  const { requestTimeoutMs } = limits;
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(limits.headersTimeoutMs, requestTimeoutMs);
+  const connectionsCheckingInterval = Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4)));
+  return { headersTimeout, requestTimeout: requestTimeoutMs, connectionsCheckingInterval };
+}
+
+/** Bytes held by bodies still arriving, overall and by principal. */
+export class BodyBudget {
+  private total = 0;
+  private readonly byOwner = new Map<string, number>();
+
+  constructor(private readonly limits: Required<RequestLimits>) {}
+
+  /** Takes `bytes` for `owner`, or says which limit they would pass (and takes nothing). */
+  take({ owner, bytes }: { owner: string | undefined; bytes: number }): string | undefined {
+    const { maxPendingBodyBytes, maxPendingBodyBytesPerPrincipal } = this.limits;
+    if (this.total + bytes > maxPendingBodyBytes) return `${maxPendingBodyBytes} bytes of request bodies arriving, all callers together`;
+    const held = owner === undefined ? 0 : (this.byOwner.get(owner) ?? 0);
+    if (owner !== undefined && held + bytes > maxPendingBodyBytesPerPrincipal) return `${maxPendingBodyBytesPerPrincipal} bytes of request bodies arriving for one caller`;
+    this.total += bytes;
+    if (owner !== undefined) this.byOwner.set(owner, held + bytes);
+    return undefined;
+  }
+
+  give({ owner, bytes }: { owner: string | undefined; bytes: number }): void {
+    this.total -= bytes;
+    if (owner === undefined) return;
+    const left = (this.byOwner.get(owner) ?? 0) - bytes;
+    if (left > 0) this.byOwner.set(owner, left);
+    else this.byOwner.delete(owner);
+  }
+}
+
+export type Body =
+  | { text: string }
+  /** Longer than the limit (declared or sent). */
+  | { tooLarge: true }
+  /** Its bytes would pass the budget: which limit. */
+  | { overBudget: string }
+  /** The connection closed first: the client went away, or Node's request timeout ended it (which answered 408). */
+  | { aborted: true };
+
+/**
+ * Reads a request's body within `limit` bytes, holding its bytes in `budget` while it arrives. Stops reading at the
+ * first refusal: the rest of the body is left unread, so the caller must close the connection.
+ */
+export function readBody({ req, limit, budget, owner }: { req: IncomingMessage; limit: number; budget: BodyBudget; owner: string | undefined }): Promise<Body> {
+  return new Promise((resolve) => {
+    if (Number(req.headers["content-length"]) > limit) return resolve({ tooLarge: true });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (body: Body): void => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData);
+      if (!("text" in body)) req.pause();
+      budget.give({ owner, bytes: size });
+      resolve(body);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > limit) return void settle({ tooLarge: true });
+      const refused = budget.take({ owner, bytes: chunk.length });
+      if (refused !== undefined) return void settle({ overBudget: refused });
+      size += chunk.length;
+      chunks.push(chunk);
+    };
+    if (req.destroyed) return resolve({ aborted: true });
+    req.on("data", onData);
+    req.once("end", () => settle({ text: Buffer.concat(chunks).toString("utf8") }));
+    // After `end`, or a refusal, this changes nothing. (An aborted request emits `error` only to listeners: none.)
+    req.once("close", () => settle({ aborted: true }));
+  });
+}
