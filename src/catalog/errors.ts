@@ -27,3 +27,8 @@ export function formatPlace({ file, pointer }: { file?: string; pointer?: string
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A bug's log line: the stack where there is one, else what `messageOf` says. */
+export function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { stackOf } from "../catalog/errors.js";
 import type { ToolProvider } from "../runtime/types.js";
 import { type AuthConfig, createEndpointAuth } from "./auth.js";
 import { BodyBudget, DEFAULT_REQUEST_LIMITS, readBody, type RequestLimits, timeoutOptions } from "./bodies.js";
@@ -144,7 +145,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
 
   const server = createServer(timeoutOptions(limits), (req, res) => {
     route(req, res).catch((error: unknown) => {
-      log(`http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log(`http: ${stackOf(error)}`);
       if (!res.headersSent) sendRpcError({ res, status: 500, code: -32603, message: "Internal error" });
       else res.destroy();
     });
