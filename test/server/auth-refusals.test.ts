@@ -17,14 +17,18 @@ const OAUTH = { scope: "mcp:tools", resourceMetadata: METADATA };
 const STATIC = {};
 
 describe("refusalAnswer", () => {
-  it.each<[string, AuthRefusal, object, { status: number; headers: Record<string, string>; message: string; reason: string }]>([
+  it.each<
+    [string, AuthRefusal, object, { status: number; headers: Record<string, string>; message: string; reason: string }]
+  >([
     [
       "a malformed header (static)",
       new MalformedAuthorization(),
       STATIC,
       {
         status: 400,
-        headers: { "www-authenticate": 'Bearer error="invalid_request", error_description="Malformed Authorization header"' },
+        headers: {
+          "www-authenticate": 'Bearer error="invalid_request", error_description="Malformed Authorization header"',
+        },
         message: "Bad Request: malformed Authorization header",
         reason: "malformed Authorization header",
       },
@@ -46,7 +50,12 @@ describe("refusalAnswer", () => {
       "no token (static: a bare challenge)",
       new MissingToken(),
       STATIC,
-      { status: 401, headers: { "www-authenticate": "Bearer" }, message: "Unauthorized: a bearer token is required", reason: "no bearer token" },
+      {
+        status: 401,
+        headers: { "www-authenticate": "Bearer" },
+        message: "Unauthorized: a bearer token is required",
+        reason: "no bearer token",
+      },
     ],
     [
       "no token (oauth)",
@@ -61,7 +70,11 @@ describe("refusalAnswer", () => {
     ],
     [
       "an unknown static token",
-      new InvalidToken({ description: "The token is not valid", message: "invalid bearer token", reason: "unknown bearer token" }),
+      new InvalidToken({
+        description: "The token is not valid",
+        message: "invalid bearer token",
+        reason: "unknown bearer token",
+      }),
       STATIC,
       {
         status: 401,
@@ -72,7 +85,10 @@ describe("refusalAnswer", () => {
     ],
     [
       "an expired token (oauth)",
-      new InvalidToken({ description: "The token has expired", reason: "ERR_JWT_EXPIRED: exp claim timestamp check failed" }),
+      new InvalidToken({
+        description: "The token has expired",
+        reason: "ERR_JWT_EXPIRED: exp claim timestamp check failed",
+      }),
       OAUTH,
       {
         status: 401,

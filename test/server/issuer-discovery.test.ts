@@ -35,7 +35,9 @@ async function issuerServer(routes: (issuer: { origin: string; jwks: object }) =
 }
 
 const json = (body: unknown) => (res: ServerResponse) =>
-  void res.writeHead(200, { "content-type": "application/json" }).end(typeof body === "string" ? body : JSON.stringify(body));
+  void res
+    .writeHead(200, { "content-type": "application/json" })
+    .end(typeof body === "string" ? body : JSON.stringify(body));
 const redirect = (status: number, location: string) => (res: ServerResponse) =>
   void res.writeHead(status, { location }).end();
 

@@ -68,8 +68,8 @@ describe("resolveResourceConfig", () => {
     expect(() => resolveResourceConfig({ config: { ...config, audience: [] }, endpointPath: "/mcp" })).toThrow(
       "Endpoint auth: audience must name at least one value",
     );
-    expect(() =>
-      resolveResourceConfig({ config: { ...config, jwksUrl: "not a url" }, endpointPath: "/mcp" }),
-    ).toThrow("Endpoint auth: jwksUrl is not a URL: not a url");
+    expect(() => resolveResourceConfig({ config: { ...config, jwksUrl: "not a url" }, endpointPath: "/mcp" })).toThrow(
+      "Endpoint auth: jwksUrl is not a URL: not a url",
+    );
   });
 });
