@@ -2,7 +2,7 @@
 // the URL is masked by value, and the values of sensitive-looking arguments are redacted.
 
 import { openSync, writeSync } from "node:fs";
-import { UserError } from "../catalog/errors.js";
+import { messageOf, UserError } from "../catalog/errors.js";
 import { maskClipped, maskValue } from "./secrets.js";
 
 export type AuditOutcome =
@@ -90,7 +90,7 @@ export function openAuditLog(target: string): AuditLog {
   try {
     fd = openSync(target, "a");
   } catch (error) {
-    throw new UserError({ code: "E_AUDIT_LOG", message: `--audit-log ${target}: cannot open for appending: ${(error as Error).message}` });
+    throw new UserError({ code: "E_AUDIT_LOG", message: `--audit-log ${target}: cannot open for appending: ${messageOf(error)}` });
   }
   return {
     write: (record) => {

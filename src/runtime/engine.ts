@@ -7,11 +7,12 @@ import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, RateLimit, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
+import { formatDuration } from "./durations.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import { argumentsTooBig } from "./limits.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
 import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
-import { formatWait, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
+import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
@@ -217,7 +218,7 @@ export class Engine implements ToolProvider {
     const refused = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
     if (!refused.ok) {
       record("rate_limited", prepared);
-      return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatWait(refused.retryAfterMs)}.`);
+      return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(refused.retryAfterMs)}.`);
     }
     const secrets = [...prepared.secrets];
     // Validated by now: an object of the tool's input schema.

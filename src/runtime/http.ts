@@ -4,6 +4,7 @@
 
 import { STATUS_CODES } from "node:http";
 import { Agent, type Dispatcher } from "undici";
+import { messageOf } from "../catalog/errors.js";
 
 export type { Dispatcher };
 import { retryAfterMs } from "./rate-limit.js";
@@ -193,7 +194,7 @@ function asFailure({
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = (error as { code?: string }).code ?? cause?.code;
   // undici refused to send it (a header it cannot encode, `Expect`…): trying again would not help.
-  if (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED") return new UpstreamFailure("invalid", `${where}: the request could not be sent: ${(error as Error).message}`);
+  if (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED") return new UpstreamFailure("invalid", `${where}: the request could not be sent: ${messageOf(error)}`);
   const detail = [code, (error as Error).message].filter(Boolean).join(" ");
   return new UpstreamFailure("network", `${where}: ${detail || "the connection failed"}`);
 }

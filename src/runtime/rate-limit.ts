@@ -161,14 +161,3 @@ export function retryAfterMs(headerValue: string | undefined, now: number): numb
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
-
-/** A wait for a message: "750 ms", "2 s", "1 min 5 s", "2 h 3 min". */
-export function formatWait(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))} ms`;
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return seconds % 60 ? `${minutes} min ${seconds % 60} s` : `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
-}

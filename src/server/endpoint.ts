@@ -28,6 +28,14 @@ interface Session {
   slot: Slot;
 }
 
+/** A request that passed the guard and endpoint auth, with its parsed body (a POST's) and who made it. */
+export interface EndpointRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: unknown;
+  principal?: string;
+}
+
 /** Writes a JSON-RPC error with no id, the shape the SDK uses for transport-level refusals. */
 export function sendRpcError({
   res,
@@ -66,17 +74,7 @@ export class McpEndpoint {
    * `principal` is who endpoint auth says made the request: a session answers only the principal that opened it (a
    * leaked session id is no use with another caller's token), and to anyone else it does not exist.
    */
-  async handle({
-    req,
-    res,
-    body,
-    principal,
-  }: {
-    req: IncomingMessage;
-    res: ServerResponse;
-    body: unknown;
-    principal?: string;
-  }): Promise<void> {
+  async handle({ req, res, body, principal }: EndpointRequest): Promise<void> {
     if (this.options.stateless) return this.handleStateless({ req, res, body });
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
@@ -97,17 +95,7 @@ export class McpEndpoint {
     await Promise.allSettled([...this.open].map((transport) => transport.close()));
   }
 
-  private async startSession({
-    req,
-    res,
-    body,
-    principal,
-  }: {
-    req: IncomingMessage;
-    res: ServerResponse;
-    body: unknown;
-    principal: string | undefined;
-  }) {
+  private async startSession({ req, res, body, principal }: EndpointRequest) {
     const admission = this.table.admit(principal);
     if ("refused" in admission) {
       const headers = { "retry-after": String(admission.retryAfterSeconds) };
@@ -143,7 +131,7 @@ export class McpEndpoint {
     res.once("close", () => this.table.end(slot));
   }
 
-  private async handleStateless({ req, res, body }: { req: IncomingMessage; res: ServerResponse; body: unknown }) {
+  private async handleStateless({ req, res, body }: EndpointRequest) {
     // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
     if (req.method !== "POST") {
       const message = "Method not allowed: a stateless server takes POST only";

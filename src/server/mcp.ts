@@ -11,6 +11,8 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf, stackOf } from "../catalog/errors.js";
+import { formatDuration } from "../runtime/durations.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { toolPage } from "./pages.js";
@@ -89,7 +91,7 @@ export function createMcpServer({
       if (error instanceof ShutdownError)
         throw new RpcError({ code: ErrorCode.ConnectionClosed, message: error.message });
       // The provider promises never to reject: a rejection is a bug, so say little to the client and log the rest.
-      log?.(`tools/call ${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log?.(`tools/call ${tool} failed: ${stackOf(error)}`);
       throw new RpcError({ code: ErrorCode.InternalError, message: `Internal error while calling ${tool}` });
     }
   });
@@ -164,7 +166,7 @@ export async function askApproval({
     if (signal?.aborted) return "cancel";
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return "timeout";
     if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return "unsupported";
-    log?.(`approval request for ${request.tool} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log?.(`approval request for ${request.tool} failed: ${messageOf(error)}`);
     return "cancel";
   }
 }
@@ -195,14 +197,6 @@ export function approvalMessage(request: ApprovalRequest, timeoutMs = request.ti
     heading,
     args,
     "",
-    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs)} counts as no.`,
+    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs, { words: true })} counts as no.`,
   ].join("\n");
-}
-
-function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.ceil(ms)} ms`;
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 120) return `${seconds} seconds`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 120 ? `${minutes} minutes` : `${Math.round(minutes / 60)} hours`;
 }

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import type { RateLimit } from "../../src/catalog/types.js";
 import {
-  formatWait,
   type RateLimitKey,
   RateLimiter,
   rateLimitKeys,
@@ -320,22 +319,5 @@ describe("retryAfterMs", () => {
     ["Sun, 06 Nov 1994 99:49:37 GMT", undefined],
   ])("%j → %j", (header, want) => {
     expect(retryAfterMs(header, NOW)).toBe(want);
-  });
-});
-
-describe("formatWait", () => {
-  it.each<[number, string]>([
-    [0, "0 ms"],
-    [1, "1 ms"],
-    [999, "999 ms"],
-    [1000, "1 s"],
-    [1001, "2 s"],
-    [59_000, "59 s"],
-    [60_000, "1 min"],
-    [65_000, "1 min 5 s"],
-    [3_600_000, "1 h"],
-    [3_780_000, "1 h 3 min"],
-  ])("%d → %s", (ms, want) => {
-    expect(formatWait(ms)).toBe(want);
   });
 });

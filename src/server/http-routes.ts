@@ -1,0 +1,122 @@
+// What the HTTP server does with a request, step by step: the public routes (`/healthz`, the auth metadata), then for
+// the MCP endpoint the Host/Origin guard, endpoint auth, the method, the body and a shutdown under way, each of which
+// may answer it; what passes them all goes to the MCP endpoint.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { EndpointAuth } from "./auth.js";
+import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
+import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";
+import type { RequestGuard } from "./guard.js";
+
+export const MCP_PATH = "/mcp";
+const METHODS = new Set(["GET", "POST", "DELETE"]);
+
+export class HttpRoutes {
+  /** Set once the server listens: it checks Host against the bound port. */
+  guard: RequestGuard | undefined;
+  /** Set when a shutdown starts: from then on nothing new is started. */
+  closing = false;
+  /** POST responses still open: they carry the answers of the calls a shutdown waits for. */
+  readonly posts = new Set<ServerResponse>();
+
+  constructor(
+    private readonly parts: {
+      auth: EndpointAuth | undefined;
+      endpoint: McpEndpoint;
+      budget: BodyBudget;
+      limits: Required<RequestLimits>;
+      maxBodyBytes: number;
+      log: (line: string) => void;
+    },
+  ) {}
+
+  async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+      return;
+    }
+    if (path !== undefined && this.parts.auth?.servePublic({ req, res, path })) return;
+    if (path !== MCP_PATH) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }));
+      return;
+    }
+    await this.serveEndpoint(req, res);
+  }
+
+  private async serveEndpoint(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.guarded(req, res)) return;
+    // Before the body is read: a caller without a valid token costs no more than its headers.
+    const caller = await this.authenticated(req, res);
+    if (!caller) return;
+    if (!METHODS.has(req.method ?? "")) {
+      const headers = { allow: "GET, POST, DELETE" };
+      return sendRpcError({ res, status: 405, code: -32000, message: "Method not allowed", headers });
+    }
+    const { principal } = caller;
+    const body = req.method === "POST" ? await this.jsonBody({ req, res, principal }) : { json: undefined };
+    if (!body) return;
+    // While shutting down, only notifications and responses (a cancellation, say) still reach the sessions.
+    if (this.closing && (req.method !== "POST" || [body.json].flat().some(isJSONRPCRequest))) {
+      const headers = { connection: "close", "retry-after": "1" };
+      return sendRpcError({ res, status: 503, code: -32000, message: "Server shutting down", headers });
+    }
+    if (req.method === "POST") {
+      this.posts.add(res);
+      res.on("close", () => this.posts.delete(res));
+    }
+    await this.parts.endpoint.handle({ req, res, body: body.json, principal });
+  }
+
+  /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */
+  private guarded(req: IncomingMessage, res: ServerResponse): boolean {
+    const refusal = this.guard?.checkHost(req.headers.host) ?? this.guard?.checkOrigin(req.headers.origin);
+    if (!refusal) return true;
+    this.parts.log(`refused: 403 ${refusal}`);
+    sendRpcError({ res, status: 403, code: -32000, message: refusal });
+    return false;
+  }
+
+  /** Who the caller is (no one in particular without endpoint auth), or undefined once refused. */
+  private async authenticated(req: IncomingMessage, res: ServerResponse): Promise<{ principal?: string } | undefined> {
+    const { auth, log } = this.parts;
+    if (!auth) return {};
+    const verdict = await auth.authenticate(req);
+    if (verdict.ok) return { principal: verdict.principal.key };
+    log(`refused: ${verdict.status} ${verdict.reason}`);
+    // A POST's body is left unread: its connection cannot carry another request.
+    const headers = { ...verdict.headers, ...(req.method === "POST" ? { connection: "close" } : {}) };
+    sendRpcError({ res, status: verdict.status, code: -32000, message: verdict.message, headers });
+    return undefined;
+  }
+
+  /** A POST's body, read within its bounds and parsed; undefined once refused (or when the client went away). */
+  private async jsonBody({
+    req,
+    res,
+    principal,
+  }: Omit<EndpointRequest, "body">): Promise<{ json: unknown } | undefined> {
+    const { budget, limits, maxBodyBytes, log } = this.parts;
+    const read = await readBody({ req, limit: maxBodyBytes, budget, owner: principal });
+    // Gone before its body came: nobody to answer (on a timeout Node answered 408).
+    if ("aborted" in read) return undefined;
+    // Refused: the rest of the body is left unread, so this connection cannot carry another request.
+    if ("tooLarge" in read) {
+      const message = `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`;
+      return void sendRpcError({ res, status: 413, code: -32000, message, headers: { connection: "close" } });
+    }
+    if ("overBudget" in read) {
+      log(`refused: 503 a request body past ${read.overBudget}; connection closed`);
+      // By then every body now arriving is complete or timed out.
+      const headers = { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) };
+      const message = `Server busy: too many request bodies arriving (${read.overBudget}); retry later`;
+      return void sendRpcError({ res, status: 503, code: -32000, message, headers });
+    }
+    try {
+      return { json: JSON.parse(read.text) as unknown };
+    } catch {
+      return void sendRpcError({ res, status: 400, code: -32700, message: "Parse error: Invalid JSON" });
+    }
+  }
+}
