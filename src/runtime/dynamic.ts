@@ -5,6 +5,7 @@
 
 import { UserError } from "../catalog/errors.js";
 import type { Catalog, Tool } from "../catalog/types.js";
+import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
 import { nearMatches } from "./policy.js";
 import { errorResult } from "./response.js";
 import { ToolSearch } from "./search.js";
@@ -94,7 +95,7 @@ export class DynamicProvider implements ToolProvider {
   private unknown(name: string): ToolResult {
     const near = nearMatches(name, this.visible.map((tool) => tool.name));
     const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `'${n}'`).join(", ")}?` : "";
-    return errorResult(`There is no tool named '${name}'.${hint} Use ${SEARCH_TOOLS} to find tools by what they do. Nothing was sent.`);
+    return errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.${hint} Use ${SEARCH_TOOLS} to find tools by what they do. Nothing was sent.`);
   }
 }
 

@@ -9,7 +9,8 @@ import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecor
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { formatDuration } from "./durations.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
-import { argumentsTooBig } from "./limits.js";
+import { clipText, DEFAULT_MAX_ARGUMENT_VALUES, DEFAULT_MAX_ARRAY_ITEMS, measureArguments, QUOTED_NAME_CHARS } from "./limits.js";
+import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
 import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
@@ -52,6 +53,10 @@ export interface EngineOptions {
   clock?: () => number;
   /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */
   maxArgumentBytes?: number;
+  /** Arguments holding more values (scalars, arrays, objects) are refused unchecked (default 100,000). */
+  maxArgumentValues?: number;
+  /** Arguments with a longer array are refused unchecked (default 10,000 items). */
+  maxArrayItems?: number;
   hooks?: EngineHooks;
 }
 
@@ -67,6 +72,10 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+/** Mismatches of arguments named in an error result; the rest are counted. */
+const MISMATCHES_SHOWN = 10;
+/** URLs in messages are cut to this (as in the audit log). */
+const SHOWN_URL_CHARS = 2_000;
 
 type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void; placeholders?: string[] };
 /** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
@@ -118,7 +127,7 @@ export class Engine implements ToolProvider {
    */
   async prepare(name: string, args: unknown, context: PrepareContext = {}): Promise<Prepared | Stopped> {
     const tool = this.tools.get(name);
-    if (!tool) return { error: errorResult(`There is no tool named '${name}'.`), outcome: "invalid_arguments" };
+    if (!tool) return { error: errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.`), outcome: "invalid_arguments" };
     const env = this.options.env ?? process.env;
     // Before the arguments: no other arguments can help, and the model should not be asked to fix them first.
     const missing = context.dryRun ? [] : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env);
@@ -131,19 +140,30 @@ export class Engine implements ToolProvider {
       };
     }
     const given = args ?? {};
-    // Bounded before anything else looks at them: a 50 MB argument is refused, not validated, built and sent.
-    const tooBig = argumentsTooBig(given, this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES);
-    if (tooBig) {
-      return { error: errorResult(`The arguments for ${name} are too big (${tooBig}). Nothing was sent; send less (for files, a smaller one).`), outcome: "invalid_arguments" };
+    // Bounded before anything else looks at them: a 50 MB argument, or two million small ones, is refused, not
+    // validated, built and sent.
+    const measured = measureArguments(given, {
+      maxBytes: this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES,
+      maxValues: this.options.maxArgumentValues ?? DEFAULT_MAX_ARGUMENT_VALUES,
+      maxArrayItems: this.options.maxArrayItems ?? DEFAULT_MAX_ARRAY_ITEMS,
+    });
+    if ("tooBig" in measured) {
+      return {
+        error: errorResult(`The arguments for ${name} are too big (${measured.tooBig}). Nothing was sent; send less (for files, a smaller one).`),
+        outcome: "invalid_arguments",
+      };
     }
     const mismatches = this.validator.arguments(tool, given);
     if (mismatches[0]?.uncheckable) {
       return { error: errorResult(`${name} cannot be called: its arguments ${mismatches[0].message}. Nothing was sent.`), outcome: "invalid_arguments" };
     }
     if (mismatches.length > 0) {
-      const listed = mismatches.map((m) => `${placeOf(m.pointer)} ${m.message}`).join("; ");
+      const listed = listMismatches({ mismatches, shown: MISMATCHES_SHOWN });
+      const partial = mismatches.partial ? " (these arguments are large, so only the first mismatch was looked for: check the rest too)" : "";
       return {
-        error: errorResult(`Invalid arguments for ${name}: ${listed}. Nothing was sent; correct the arguments and call again (the tool's input schema lists what it takes).`),
+        error: errorResult(
+          `Invalid arguments for ${name}: ${listed}${partial}. Nothing was sent; correct the arguments and call again (the tool's input schema lists what it takes).`,
+        ),
         outcome: "invalid_arguments",
       };
     }
@@ -252,6 +272,11 @@ export class Engine implements ToolProvider {
     let response: UpstreamResponse;
     const masker = new Masker(secrets);
     const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    // Arguments can make a URL megabytes long: messages show it masked, then cut.
+    const shownUrl = (url: string): string => {
+      const clipped = masker.clip(url, SHOWN_URL_CHARS);
+      return clipped.cut ? `${clipped.text}…` : clipped.text;
+    };
     try {
       response = await send(request, {
         dispatcher: this.options.dispatcher ?? sharedDispatcher(),
@@ -259,6 +284,7 @@ export class Engine implements ToolProvider {
         // Read past the limit by the longest form of a secret, so one across the limit is masked whole.
         maxResponseBytes: maxBytes,
         lookaheadBytes: masker.lookaheadBytes,
+        shownUrl,
         ...(context.signal ? { signal: context.signal } : {}),
         ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
       });
@@ -269,7 +295,7 @@ export class Engine implements ToolProvider {
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
     response = maskResponse({ response, masker, maxBytes });
-    const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method });
+    const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method, maxBytes, shownUrl });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
     return { result, outcome, response };

@@ -44,6 +44,8 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Delays before the retries of an idempotent request (at most this many retries). */
   retryDelaysMs?: number[];
+  /** How a URL shows in a failure's message (the engine masks and shortens it: arguments can make it megabytes). */
+  shownUrl?: (url: string) => string;
 }
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
@@ -76,7 +78,8 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
   if (options.signal?.aborted) onCallerAbort();
   else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const signal = controller.signal;
-  const fail = (error: unknown): UpstreamFailure => asFailure({ error, request, signal, timedOut, timeoutMs: options.timeoutMs });
+  const shownUrl = options.shownUrl ?? ((url: string) => url);
+  const fail = (error: unknown): UpstreamFailure => asFailure({ error, where: `[${request.method}] "${shownUrl(request.origin + request.path)}"`, signal, timedOut, timeoutMs: options.timeoutMs });
   try {
     const delays = IDEMPOTENT.has(request.method) ? (options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS) : [];
     for (let attempt = 0; ; attempt++) {
@@ -112,6 +115,7 @@ function retryPause(response: UpstreamResponse, usual: number): number | undefin
 }
 
 async function followRedirects(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {
+  const shown = options.shownUrl ?? ((url: string) => url);
   let current = request;
   for (let hop = 0; ; hop++) {
     const response = await once(current, options);
@@ -121,9 +125,9 @@ async function followRedirects(request: PreparedRequest, options: SendOptions & 
     const to = new URL(location, from);
     if (to.origin !== from.origin) {
       // Credentials and arguments stay with the API the tool was made for.
-      throw new UpstreamFailure("redirect", `[${current.method}] "${from.href}" redirected to another origin (${to.origin}); not followed`);
+      throw new UpstreamFailure("redirect", `[${current.method}] "${shown(from.href)}" redirected to another origin (${shown(to.origin)}); not followed`);
     }
-    if (hop >= MAX_REDIRECTS) throw new UpstreamFailure("redirect", `[${request.method}] "${from.href}": more than ${MAX_REDIRECTS} redirects`);
+    if (hop >= MAX_REDIRECTS) throw new UpstreamFailure("redirect", `[${request.method}] "${shown(from.href)}": more than ${MAX_REDIRECTS} redirects`);
     // 303, and 301/302 after a POST, continue as a GET without a body (as browsers do).
     const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
     const { "content-type": _type, "content-length": _length, ...headers } = current.headers;
@@ -176,19 +180,19 @@ async function once(request: PreparedRequest, options: SendOptions & { signal: A
 
 function asFailure({
   error,
-  request,
+  where,
   signal,
   timedOut,
   timeoutMs,
 }: {
   error: unknown;
-  request: PreparedRequest;
+  /** `[METHOD] "url"`, as the message shows it. */
+  where: string;
   signal: AbortSignal;
   timedOut: boolean;
   timeoutMs: number;
 }): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
-  const where = `[${request.method}] "${request.origin}${request.path}"`;
   if (timedOut || isTimeout(error)) return new UpstreamFailure("timeout", `${where}: no complete response within ${timeoutMs} ms`);
   if (signal.aborted) return new UpstreamFailure("cancelled", `${where}: cancelled`);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

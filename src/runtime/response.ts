@@ -8,7 +8,8 @@ import type { Tool } from "../catalog/types.js";
 import type { UpstreamResponse } from "./http.js";
 import { MAX_RESPONSE_DEPTH } from "./limits.js";
 import type { OutputValidation, ToolResult } from "./types.js";
-import { type Mismatch, placeOf, type Validator } from "./validate.js";
+import { listMismatches } from "./mismatches.js";
+import { type Mismatches, placeOf, type Validator } from "./validate.js";
 
 const EXCERPT_CHARS = 1_000;
 const MISMATCHES_SHOWN = 5;
@@ -23,14 +24,20 @@ export function mapResponse({
   validator,
   outputValidation,
   method,
+  maxBytes = Number.POSITIVE_INFINITY,
+  shownUrl = (url) => url,
 }: {
   response: UpstreamResponse;
   tool: Tool;
   validator: Validator;
   outputValidation: OutputValidation;
   method: string;
+  /** The limit on what a result carries of the body (--max-response-bytes). */
+  maxBytes?: number;
+  /** How the URL shows in messages (masked and cut by the engine). */
+  shownUrl?: (url: string) => string;
 }): ToolResult {
-  const where = `[${method}] "${response.url}"`;
+  const where = `[${method}] "${shownUrl(response.url)}"`;
   const contentType = response.headers["content-type"] ?? "";
   if (response.status < 200 || response.status >= 300) return failure({ response, where });
   const promisesJson = tool.outputSchema !== undefined && outputValidation === "strict";
@@ -38,7 +45,7 @@ export function mapResponse({
     if (promisesJson) return errorResult(`${where}: ${response.status} ${response.statusText}, but with no content where this tool's output schema promises JSON.`);
     return { content: [{ type: "text", text: `${response.status} ${response.statusText}: the request succeeded; there is no content.` }] };
   }
-  if (isJsonMediaType(contentType) || (promisesJson && contentType === "")) return json({ response, tool, validator, outputValidation, where });
+  if (isJsonMediaType(contentType) || (promisesJson && contentType === "")) return json({ response, tool, validator, outputValidation, where, maxBytes });
   // A tool with an output schema must answer with structured content; MCP clients refuse the whole call otherwise.
   if (promisesJson) {
     return errorResult(`${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${excerpt(response)}`);
@@ -62,12 +69,14 @@ function json({
   validator,
   outputValidation,
   where,
+  maxBytes,
 }: {
   response: UpstreamResponse;
   tool: Tool;
   validator: Validator;
   outputValidation: OutputValidation;
   where: string;
+  maxBytes: number;
 }): ToolResult {
   if (response.truncated) {
     return errorResult(
@@ -89,12 +98,19 @@ function json({
     );
   }
   const text = JSON.stringify(data);
+  // Written out again, JSON can grow (`1e20` is 21 digits): the result, which carries it twice (as text and as
+  // structured content), is held to the limit as the body was.
+  if (text.length > maxBytes) {
+    return errorResult(
+      `${where}: the JSON response, written out, is larger than ${maxBytes} bytes, the limit (--max-response-bytes), so it cannot be used. Ask for less: use the operation's filters or paging arguments if it has them.`,
+    );
+  }
   const structured = tool.outputWrapped ? { result: data } : data;
   const isObject = structured !== null && typeof structured === "object" && !Array.isArray(structured);
   if (outputValidation === "off" || !tool.outputSchema) {
     return isObject ? { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> } : { content: [{ type: "text", text }] };
   }
-  const mismatches: Mismatch[] = isObject ? validator.output(tool, structured) : [{ pointer: "", message: "must be an object" }];
+  const mismatches: Mismatches = isObject ? validator.output(tool, structured) : [{ pointer: "", message: "must be an object" }];
   if (mismatches.length === 0) return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
   const listed = describeMismatches(mismatches, tool.outputWrapped === true);
   if (outputValidation === "strict") {
@@ -131,12 +147,13 @@ function retryAfter(value: string | undefined): string {
   return ` It asks to wait until ${seconds} (Retry-After).`;
 }
 
-function describeMismatches(mismatches: Mismatch[], wrapped: boolean): string {
-  const shown = mismatches.slice(0, MISMATCHES_SHOWN).map((m) => {
-    const pointer = wrapped ? m.pointer.replace(/^\/result/, "") : m.pointer;
-    return `${pointer === "" ? "the response" : placeOf(pointer)} ${m.message}`;
-  });
-  return mismatches.length > MISMATCHES_SHOWN ? `${shown.join("; ")}; and ${mismatches.length - MISMATCHES_SHOWN} more` : shown.join("; ");
+function describeMismatches(mismatches: Mismatches, wrapped: boolean): string {
+  const place = (pointer: string): string => {
+    const inResponse = wrapped ? pointer.replace(/^\/result/, "") : pointer;
+    return inResponse === "" ? "the response" : placeOf(inResponse);
+  };
+  const listed = listMismatches({ mismatches, shown: MISMATCHES_SHOWN, place });
+  return mismatches.partial ? `${listed}, and maybe more: a response this large is checked up to its first mismatch` : listed;
 }
 
 function excerpt(response: UpstreamResponse): string {
