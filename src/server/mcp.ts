@@ -14,6 +14,7 @@ import {
 import { messageOf, stackOf } from "../catalog/errors.js";
 import { formatDuration } from "../runtime/durations.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
+import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { toolPage } from "./pages.js";
 
@@ -73,7 +74,7 @@ export function createMcpServer({
     const { name: tool, arguments: args } = request.params;
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
-      throw new RpcError({ code: ErrorCode.InvalidParams, message: `Unknown tool: ${tool}` });
+      throw new RpcError({ code: ErrorCode.InvalidParams, message: `Unknown tool: ${clipText(tool, QUOTED_NAME_CHARS)}` });
     // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
     if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
     const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};

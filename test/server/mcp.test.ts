@@ -84,6 +84,12 @@ describe("createMcpServer", () => {
     expect(provider.calls).toEqual([]);
   });
 
+  it("quotes at most 200 characters of an unknown tool's name (a 1 MB name is not echoed back)", async () => {
+    const client = await connect({ provider: new FakeProvider() });
+    const error = (await client.callTool({ name: "x".repeat(1_000_000) }).catch((e: unknown) => e)) as McpError;
+    expect(error.message).toBe(`MCP error -32602: Unknown tool: ${"x".repeat(200)}…`);
+  });
+
   it("turns a provider that rejects (a bug) into an internal error that does not leak the reason", async () => {
     const broken: ToolProvider = {
       listTools: () => TOOLS,
