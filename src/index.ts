@@ -12,7 +12,7 @@ export type * from "./catalog/types.js";
 export type { InspectReport, ToolSummary } from "./inspect/report.js";
 export { inspectCatalog } from "./inspect/report.js";
 export { renderReport } from "./inspect/render.js";
-export type { LoadOptions } from "./load/index.js";
+export type { CatalogSource, DocumentSource, LoadOptions } from "./load/index.js";
 export { detectKind, loadCatalog } from "./load/index.js";
 export type { CallOptions, CallReport } from "./call.js";
 export { callTool } from "./call.js";

@@ -7,11 +7,13 @@ import { UserError } from "../catalog/errors.js";
 import { parseFilters } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 import { GivenAuth } from "./auth-sources.js";
+import { type CatalogSource, sourceName } from "./in-memory.js";
 import { addManifest } from "./manifest.js";
 import { givenServerVariables, unusedServerVariables } from "./server-variables.js";
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 
+export type { CatalogSource, DocumentSource } from "./in-memory.js";
 export type { LoadOptions, SourceKind } from "./sources.js";
 export { detectKind } from "./sources.js";
 
@@ -19,8 +21,8 @@ export { detectKind } from "./sources.js";
  * Loads one source, or several: each of several is served under a namespace named after its file
  * (`cars.openapi.yaml` → `cars__…`), as a manifest would list them.
  */
-export async function loadCatalog(source: string | string[], options: LoadOptions = {}): Promise<Catalog> {
-  const sources = typeof source === "string" ? [source] : source;
+export async function loadCatalog(source: CatalogSource | CatalogSource[], options: LoadOptions = {}): Promise<Catalog> {
+  const sources = Array.isArray(source) ? source : [source];
   const filters = parseFilters({ ...options, place: "command line" });
   const builder = new CatalogBuilder(filters);
   for (const which of ["include", "exclude"] as const) {
@@ -30,15 +32,15 @@ export async function loadCatalog(source: string | string[], options: LoadOption
   if (sources.length > 1 && options.baseUrl) {
     throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
   }
-  const ids = namespaces(sources);
+  const ids = namespaces(sources.map(sourceName));
   const auth = givenAuth(options);
   if (sources.length > 1) auth.check(ids);
   const serverVariables = { values: givenServerVariables({ values: options.serverVariables, places: options.serverVariablePlaces }), used: new Set<string>() };
   for (const [i, location] of sources.entries()) {
-    const document = await readDocument({ location, display: location, options });
+    const document = await readDocument({ location, display: sourceName(location), options });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     if (document.kind === "manifest") {
-      if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${location}: a manifest is served on its own, not beside other sources` });
+      if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${sourceName(location)}: a manifest is served on its own, not beside other sources` });
       await addManifest({ builder, manifest: document, options, auth, serverVariables });
     } else {
       if (sources.length === 1) auth.check(ids);

@@ -9,6 +9,7 @@ import { isObject } from "../catalog/pointer.js";
 import type { Diagnostic } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
+import { type CatalogSource, documentText } from "./in-memory.js";
 import { locatePointers } from "./locate.js";
 import { conformanceErrors } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
@@ -81,8 +82,8 @@ export interface SourceDocument {
   text?: string;
 }
 
-export async function readDocument({ location, display, options }: { location: string; display?: string; options: LoadOptions }): Promise<SourceDocument> {
-  const read = await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
+export async function readDocument({ location, display, options }: { location: CatalogSource; display?: string; options: LoadOptions }): Promise<SourceDocument> {
+  const read = typeof location === "string" ? await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) }) : documentText(location);
   const file = display ?? read.display;
   const narrate = read.bytes.length >= NARRATED_BYTES ? options.progress : undefined;
   narrate?.(`${file}: ${(read.bytes.length / 2 ** 20).toFixed(1)} MB read, parsing…`);
