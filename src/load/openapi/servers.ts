@@ -29,7 +29,7 @@ export function serverUrl({ n, servers, pointer }: { n: Normalizer; servers: unk
   });
   const chosen = candidates.find((c) => c.url.startsWith("https://")) ?? candidates[0];
   if (!chosen) {
-    n.warn("invalid-server", `${pointer}/0`, "a server needs a url; ignored");
+    n.warn({ code: "invalid-server", pointer: `${pointer}/0`, message: "a server needs a url; ignored" });
     return undefined;
   }
   // Only the chosen server's problems matter: the others are never called.
