@@ -4,7 +4,7 @@
 // a manifest source), else the document's default, else the first of its `enum`.
 
 import { isObject } from "../../catalog/pointer.js";
-import type { Diagnostic } from "../../catalog/types.js";
+import type { FilelessDiagnostic } from "../../catalog/types.js";
 import type { Normalizer } from "./normalizer.js";
 import { trimTrailingSlash } from "./normalizer.js";
 
@@ -16,7 +16,7 @@ export interface ServerVariableInput {
 
 interface Candidate {
   url: string;
-  diagnostics: Array<Omit<Diagnostic, "file">>;
+  diagnostics: FilelessDiagnostic[];
   used: string[];
 }
 
