@@ -3,6 +3,7 @@
 // build the engine with its policies, limits and audit log. Command-line options win over the settings file.
 
 import { UserError } from "./catalog/errors.js";
+import { plural } from "./catalog/plural.js";
 import type { Catalog } from "./catalog/types.js";
 import { describe } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
@@ -85,5 +86,5 @@ function refuseOnErrors(catalog: Catalog): void {
   if (errors.length === 0) return;
   const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${describe(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
-  throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source:\n${shown.join("\n")}` });
+  throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}` });
 }

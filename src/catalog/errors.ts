@@ -22,3 +22,13 @@ export function formatPlace({ file, pointer }: { file?: string; pointer?: string
   if (file && pointer !== undefined) return `${file}#${pointer}`;
   return file ?? (pointer !== undefined ? `#${pointer}` : "");
 }
+
+/** What went wrong, for a message or a log line: an Error's message, or whatever else was thrown, as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A bug's log line: the stack where there is one, else what `messageOf` says. */
+export function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
