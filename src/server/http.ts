@@ -4,7 +4,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolProvider } from "../runtime/types.js";
 import { type AuthConfig, createEndpointAuth } from "./auth.js";
 import { BodyBudget, DEFAULT_REQUEST_LIMITS, readBody, type RequestLimits, timeoutOptions } from "./bodies.js";
 import { CallTracker } from "./calls.js";
@@ -12,13 +11,10 @@ import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
 import { boundedLog } from "./log-lines.js";
+import type { ServerIdentity } from "./mcp.js";
 import type { SessionLimits } from "./sessions.js";
 
-export interface HttpOptions {
-  provider: ToolProvider;
-  name: string;
-  version: string;
-  instructions?: string;
+export interface HttpOptions extends ServerIdentity {
   host?: string;
   /** 0 picks a free port (see the handle's `port`). */
   port?: number;
