@@ -56,14 +56,14 @@ export function diagnostics(heading: string, list: Diagnostic[], perKind = SAME_
     else byCode.set(d.code, [d]);
   }
   for (const [code, group] of byCode) {
-    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${describe(d)}`);
+    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${diagnosticLine(d)}`);
     if (group.length > perKind + 1) lines.push(`  … and ${group.length - perKind} more like these (${code})`);
   }
   return lines;
 }
 
 /** `[tool] message (file#/pointer)`; `file:line:column #/pointer: [tool] message` when the place in the text is known. */
-export function describe(d: Diagnostic): string {
+export function diagnosticLine(d: Diagnostic): string {
   const tool = d.tool ? `[${d.tool}] ` : "";
   if (d.file !== undefined && d.line !== undefined) return printable(`${d.file}:${d.line}:${d.column ?? 1} #${d.pointer ?? ""}: ${tool}${d.message}`);
   const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });

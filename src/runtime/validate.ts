@@ -68,7 +68,7 @@ export class Validator {
       if (!validate) this.uncompilable.add(key);
       return [UNCHECKABLE];
     }
-    return (validate.errors ?? []).map(describe).filter(unique());
+    return (validate.errors ?? []).map(mismatchOf).filter(unique());
   }
 }
 
@@ -92,7 +92,8 @@ function shared(schema: object): object {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', `"${DEFINITION_PREFIX}`));
 }
 
-function describe(error: ErrorObject): Mismatch {
+/** An Ajv error as the model reads it: the place in the value, and what was wanted there. */
+function mismatchOf(error: ErrorObject): Mismatch {
   const { instancePath: pointer, params } = error;
   switch (error.keyword) {
     case "additionalProperties":
