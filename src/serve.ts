@@ -1,6 +1,7 @@
 // Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
+import { plural } from "./catalog/plural.js";
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
@@ -44,7 +45,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const mode = options.mode ?? settings?.mode ?? "tools";
   const provider = mode === "dynamic" ? new DynamicProvider({ engine, catalog }) : engine;
   const warnings = catalog.diagnostics.length;
-  if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
+  if (warnings > 0) log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
   // Tools mode: what every client pays up front, said once at start (the listing is built now and kept for tools/list).
   const { advice } = servedBudget({ listed: engine.listTools(), tools: catalog.tools });
   if (advice && mode === "tools") log(`openapi-mcp: ${advice}`);

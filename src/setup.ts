@@ -3,8 +3,9 @@
 // build the engine with its policies, limits and audit log. Command-line options win over the settings file.
 
 import { UserError } from "./catalog/errors.js";
+import { plural } from "./catalog/plural.js";
 import type { Catalog } from "./catalog/types.js";
-import { describe } from "./inspect/render.js";
+import { diagnosticLine } from "./inspect/render.js";
 import type { LoadOptions } from "./load/index.js";
 import { loadCatalog } from "./load/index.js";
 import { readSettings, type Settings } from "./load/settings.js";
@@ -83,7 +84,7 @@ function serverVariables({ options, settings }: { options: LoadOptions; settings
 function refuseOnErrors(catalog: Catalog): void {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) return;
-  const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${describe(d)}`);
+  const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${diagnosticLine(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
-  throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${errors.length === 1 ? "" : "s"} in the source:\n${shown.join("\n")}` });
+  throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}` });
 }

@@ -4,10 +4,52 @@
 // source sends it instead of what the document asks for, so a source that declares none (GitHub's spec) can carry
 // a token, and one whose declared schemes are wrong can be corrected.
 
+import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { defineOwn } from "./own.js";
 import { joinPointer } from "./pointer.js";
 import { type CredentialOverride, envSuffix, unknownAuthMappings } from "./security.js";
 import type { CredentialScheme, Diagnostic, SecurityRequirement, ValueSource } from "./types.js";
+
+/** A scheme's credential id in the catalog: `<source>.<scheme>` in a manifest, the scheme's name alone otherwise. */
+export function credentialIds(sourceId: string): (schemeName: string) => string {
+  return (name) => (sourceId ? `${sourceId}.${name}` : name);
+}
+
+/** The scheme name the convention's variables are built from: prefixed by the source's id in a manifest. */
+export function envNames(sourceId: string): (schemeName: string) => string {
+  return (name) => (sourceId ? `${sourceId}_${name}` : name);
+}
+
+/**
+ * A source's schemes with its auth entries applied (see `applyAuthEntries`), added to the catalog under the
+ * source's namespace; their problems are reported.
+ */
+export function addSourceCredentials({
+  builder,
+  source,
+  file,
+  declared,
+  declaredNames,
+}: {
+  builder: CatalogBuilder;
+  source: SourceSettings;
+  file: string;
+  declared: Record<string, CredentialScheme>;
+  declaredNames: string[];
+}): { credentials: Record<string, CredentialScheme>; everyTool?: string[] } {
+  const { credentials, everyTool, diagnostics } = applyAuthEntries({
+    declared,
+    declaredNames,
+    ...(source.auth ? { entries: source.auth } : {}),
+    envName: envNames(source.id),
+    file,
+    ...(source.authPlace ? { place: source.authPlace } : {}),
+  });
+  builder.diagnostics.push(...diagnostics);
+  const idOf = credentialIds(source.id);
+  for (const [name, credential] of Object.entries(credentials)) builder.addCredential(idOf(name), credential);
+  return { credentials, ...(everyTool ? { everyTool } : {}) };
+}
 
 /** Names of entries that define their scheme: the document's scheme of that name is not read. */
 export function definedNames(entries: Record<string, CredentialOverride> | undefined): Set<string> {

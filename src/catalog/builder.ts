@@ -105,7 +105,7 @@ export class CatalogBuilder {
 }
 
 /** The input object of a tool: unknown arguments are refused, so a misspelt name is caught before a request. */
-export function inputObject(properties: Array<[string, JsonSchema]>, required: string[]): JsonObjectSchema {
+export function inputObject({ properties, required }: { properties: Array<[string, JsonSchema]>; required: string[] }): JsonObjectSchema {
   return {
     type: "object",
     properties: Object.fromEntries(properties),

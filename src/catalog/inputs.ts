@@ -11,12 +11,12 @@ import { defineOwn } from "./own.js";
 import { isObject } from "./pointer.js";
 import type { SchemaConverter } from "./schema/convert.js";
 import type {
-  Diagnostic,
   JsonSchema,
   ParameterBinding,
   ParameterLocation,
   ParameterStyle,
   PropertyEncoding,
+  Report,
   RequestBodyBinding,
 } from "./types.js";
 
@@ -87,7 +87,7 @@ export function buildInputs({
   cache: InputCache;
   /** `in:name` of parameters that security schemes fill in: never tool arguments. */
   credentialParameters: Set<string>;
-  report: (diagnostic: Omit<Diagnostic, "file">) => void;
+  report: Report;
 }): BuiltInputs {
   const result: BuiltInputs = { properties: [], required: [], parameters: { path: [], query: [], header: [], cookie: [] } };
   const parameters = withPathPlaceholders(operation, report);
@@ -153,7 +153,7 @@ export function buildInputs({
 }
 
 /** Declared parameters, minus path parameters the template lacks, plus placeholders nobody declared. */
-function withPathPlaceholders(operation: ApiOperation, report: (d: Omit<Diagnostic, "file">) => void): ApiParameter[] {
+function withPathPlaceholders(operation: ApiOperation, report: Report): ApiParameter[] {
   const placeholders = new Set([...operation.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
   const result: ApiParameter[] = [];
   for (const parameter of operation.parameters) {
@@ -184,7 +184,7 @@ function binding(
   parameter: ApiParameter,
   argument: string,
   converter: SchemaConverter,
-  report: (d: Omit<Diagnostic, "file">) => void,
+  report: Report,
 ): ParameterBinding {
   const location = parameter.in;
   let style = DEFAULT_STYLE[location];
@@ -216,7 +216,7 @@ export function shapeOf(schema: unknown): ParameterBinding["shape"] {
 function buildBody(
   requestBody: ApiRequestBody,
   converter: SchemaConverter,
-  report: (d: Omit<Diagnostic, "file">) => void,
+  report: Report,
 ): { schema: JsonSchema; binding: Omit<RequestBodyBinding, "argument"> } | undefined {
   const chosen = preferredMediaType(requestBody.content);
   if (!chosen) return undefined;

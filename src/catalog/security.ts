@@ -51,69 +51,76 @@ export function credentialsFromDocument({
   const diagnostics: Diagnostic[] = [];
   for (const [name, scheme] of Object.entries(schemes)) {
     const suffix = envSuffix(envName(name));
-    const env = (prefix: string): ValueSource => ({ env: `${prefix}_${suffix}` });
-    const override = overrides[name] ?? {};
-    const base = { name, ...(scheme.description ? { description: scheme.description } : {}) };
-    let credential: CredentialScheme;
-    switch (scheme.type) {
-      case "apiKey":
-        credential = { ...base, type: "apiKey", in: scheme.in, parameter: scheme.name, value: override.value ?? env("API_KEY") };
-        break;
-      case "http":
-        if (scheme.scheme.toLowerCase() === "bearer") {
-          credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
-        } else if (scheme.scheme.toLowerCase() === "basic") {
-          credential = {
-            ...base,
-            type: "basic",
-            username: override.username ?? env("BASIC_USERNAME"),
-            password: override.password ?? env("BASIC_PASSWORD"),
-          };
-        } else {
-          credential = { ...base, type: "unsupported", reason: `HTTP authentication scheme '${scheme.scheme}' is not supported` };
-        }
-        break;
-      case "oauth2": {
-        const flow = scheme.clientCredentials;
-        const tokenUrl = override.tokenUrl ?? flow?.tokenUrl;
-        if (tokenUrl) {
-          credential = {
-            ...base,
-            type: "oauth2",
-            tokenUrl,
-            scopes: override.scopes ?? flow?.scopes ?? [],
-            clientId: override.clientId ?? env("OAUTH_CLIENT_ID"),
-            clientSecret: override.clientSecret ?? env("OAUTH_CLIENT_SECRET"),
-          };
-        } else {
-          credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
-          diagnostics.push({
-            severity: "warning",
-            code: "token-from-environment",
-            message: `security scheme '${name}' uses OAuth 2.0 ${scheme.flows.join("/") || "flows"} that need a person to sign in; an access token obtained elsewhere is read from ${describeSource(credential.token)}`,
-            file,
-          });
-        }
-        break;
-      }
-      case "openIdConnect":
-        credential = { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
-        diagnostics.push({
-          severity: "warning",
-          code: "token-from-environment",
-          message: `security scheme '${name}' is OpenID Connect; an access token obtained elsewhere is read from ${describeSource(credential.token)}`,
-          file,
-        });
-        break;
-      default:
-        credential = { ...base, type: "unsupported", reason: scheme.reason };
-    }
+    const { credential, warning } = credentialOf({
+      base: { name, ...(scheme.description ? { description: scheme.description } : {}) },
+      scheme,
+      override: overrides[name] ?? {},
+      env: (prefix) => ({ env: `${prefix}_${suffix}` }),
+    });
+    if (warning) diagnostics.push({ severity: "warning", code: "token-from-environment", message: `security scheme '${name}' ${warning}`, file });
     if (credential.type === "unsupported") {
       diagnostics.push({ severity: "warning", code: "unsupported-security", message: `security scheme '${name}': ${credential.reason}; calls that need it cannot be authenticated`, file });
     }
     defineOwn(credentials, name, credential);
   }
   return { credentials, diagnostics };
+}
+
+/** What one scheme of the document needs to be sent, and what the conventional variables and overrides provide. */
+interface SchemeInput<Scheme extends ApiSecurityScheme = ApiSecurityScheme> {
+  base: { name: string; description?: string };
+  scheme: Scheme;
+  override: CredentialOverride;
+  /** The conventional variable of a value: `<PREFIX>_<SCHEME>`. */
+  env: (prefix: string) => ValueSource;
+}
+
+/** The credential of one scheme; `warning` when the token it sends must be obtained elsewhere. */
+function credentialOf(input: SchemeInput): { credential: CredentialScheme; warning?: string } {
+  const { base, scheme, override, env } = input;
+  switch (scheme.type) {
+    case "apiKey":
+      return { credential: { ...base, type: "apiKey", in: scheme.in, parameter: scheme.name, value: override.value ?? env("API_KEY") } };
+    case "http":
+      return { credential: httpCredential({ ...input, scheme }) };
+    case "oauth2":
+      return oauth2Credential({ ...input, scheme });
+    case "openIdConnect":
+      return tokenFromEnvironment({ ...input, why: "is OpenID Connect" });
+    default:
+      return { credential: { ...base, type: "unsupported", reason: scheme.reason } };
+  }
+}
+
+function httpCredential({ base, scheme, override, env }: SchemeInput<Extract<ApiSecurityScheme, { type: "http" }>>): CredentialScheme {
+  const kind = scheme.scheme.toLowerCase();
+  if (kind === "bearer") return { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
+  if (kind === "basic") return { ...base, type: "basic", username: override.username ?? env("BASIC_USERNAME"), password: override.password ?? env("BASIC_PASSWORD") };
+  return { ...base, type: "unsupported", reason: `HTTP authentication scheme '${scheme.scheme}' is not supported` };
+}
+
+/** Client credentials when there is a token URL; other flows need a person to sign in, so a token is read instead. */
+function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: "oauth2" }>>): { credential: CredentialScheme; warning?: string } {
+  const { base, scheme, override, env } = input;
+  const flow = scheme.clientCredentials;
+  const tokenUrl = override.tokenUrl ?? flow?.tokenUrl;
+  if (!tokenUrl) return tokenFromEnvironment({ ...input, why: `uses OAuth 2.0 ${scheme.flows.join("/") || "flows"} that need a person to sign in` });
+  return {
+    credential: {
+      ...base,
+      type: "oauth2",
+      tokenUrl,
+      scopes: override.scopes ?? flow?.scopes ?? [],
+      clientId: override.clientId ?? env("OAUTH_CLIENT_ID"),
+      clientSecret: override.clientSecret ?? env("OAUTH_CLIENT_SECRET"),
+    },
+  };
+}
+
+/** A bearer token obtained elsewhere, and the warning that says where it is read from. */
+function tokenFromEnvironment({ base, override, env, why }: SchemeInput & { why: string }): { credential: CredentialScheme; warning: string } {
+  const token = override.value ?? env("BEARER_TOKEN");
+  return { credential: { ...base, type: "bearer", token }, warning: `${why}; an access token obtained elsewhere is read from ${describeSource(token)}` };
 }
 
 /** Requirement objects (OR of ANDs) as scheme ids; alternatives naming an undefined scheme are dropped. */

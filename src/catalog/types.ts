@@ -168,6 +168,11 @@ export interface Diagnostic {
   tool?: string;
 }
 
+/** A diagnostic before its file is added: the step that finds it does not know the file, its caller does. */
+export type FilelessDiagnostic = Omit<Diagnostic, "file">;
+/** Where a step sends what it finds; the caller adds the file (and the tool, for a tool's problems). */
+export type Report = (diagnostic: FilelessDiagnostic) => void;
+
 export interface Catalog {
   tools: Tool[];
   /** Schemas shared by the tools' schemas, which refer to them as `#/$defs/<key>`. */

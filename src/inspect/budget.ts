@@ -3,6 +3,7 @@
 // both say the same thing.
 
 import { approximateTokens, Listing } from "../catalog/listing.js";
+import { plural } from "../catalog/plural.js";
 import type { Catalog, Tool } from "../catalog/types.js";
 
 /** Above this many tokens up front, a tools-mode server leaves a model little room for the task itself. */
@@ -91,13 +92,13 @@ function tagCosts(tools: ToolCost[]): TagCost[] {
 }
 
 function advice({ tools, tokens, threshold, tags }: { tools: number; tokens: number; threshold: number; tags: TagCost[] }): string {
-  const cost = `tools/list costs ≈ ${count(tokens)} tokens for ${count(tools)} tool${tools === 1 ? "" : "s"}, over the ${count(threshold)}-token budget`;
+  const cost = `tools/list costs ≈ ${count(tokens)} tokens for ${count(tools)} tool${plural(tools)}, over the ${count(threshold)}-token budget`;
   const dynamic = "serve with --mode dynamic (three discovery tools, a few hundred tokens up front)";
   // The costliest tag that fits the budget on its own makes a concrete example; naming one that does not fit would
   // only move the problem. A tag name with spaces or quotes is left to the generic form.
   const example = tags.find((t) => t.tokens <= threshold && /^[\w.-]+$/.test(t.tag));
   const narrow = example
-    ? `keep only what the agent needs, e.g. --include tag:${example.tag} (${count(example.tools)} tool${example.tools === 1 ? "" : "s"}, ≈ ${count(example.tokens)} tokens)`
+    ? `keep only what the agent needs, e.g. --include tag:${example.tag} (${count(example.tools)} tool${plural(example.tools)}, ≈ ${count(example.tokens)} tokens)`
     : "keep only what the agent needs with --include tag:NAME, op:OPERATION_ID or path:GLOB";
   return `${cost}: ${dynamic}, or ${narrow}`;
 }

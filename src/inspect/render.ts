@@ -1,6 +1,7 @@
 // The human-readable form of an inspect report: a table of tools, the totals, credentials and diagnostics.
 
 import { formatPlace } from "../catalog/errors.js";
+import { plural } from "../catalog/plural.js";
 import type { Diagnostic } from "../catalog/types.js";
 import type { Budget } from "./budget.js";
 import type { InspectReport } from "./report.js";
@@ -20,13 +21,13 @@ export function renderReport(report: InspectReport, { tools = true, perKind = SA
     lines.push(...table(["TOOL", "METHOD", "PATH", "CLASS", "TOKENS"], rows, [4]));
   }
   lines.push("");
-  lines.push(`${number(report.totals.tools)} tool${report.totals.tools === 1 ? "" : "s"} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`);
+  lines.push(`${number(report.totals.tools)} tool${plural(report.totals.tools)} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`);
   lines.push(...budget(report.budget, report.totals.tools));
   if (report.credentials.length > 0) {
     lines.push("", "Credentials:");
     for (const c of report.credentials) {
       const from = c.variables.length > 0 ? ` ← ${c.variables.map((v) => `$${v}`).join(", ")}` : "";
-      lines.push(printable(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${c.usedBy === 1 ? "" : "s"})`));
+      lines.push(printable(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${plural(c.usedBy)})`));
     }
   }
   lines.push(...diagnostics("Errors", report.errors, perKind), ...diagnostics("Warnings", report.warnings, perKind));
@@ -55,14 +56,14 @@ export function diagnostics(heading: string, list: Diagnostic[], perKind = SAME_
     else byCode.set(d.code, [d]);
   }
   for (const [code, group] of byCode) {
-    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${describe(d)}`);
+    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${diagnosticLine(d)}`);
     if (group.length > perKind + 1) lines.push(`  … and ${group.length - perKind} more like these (${code})`);
   }
   return lines;
 }
 
 /** `[tool] message (file#/pointer)`; `file:line:column #/pointer: [tool] message` when the place in the text is known. */
-export function describe(d: Diagnostic): string {
+export function diagnosticLine(d: Diagnostic): string {
   const tool = d.tool ? `[${d.tool}] ` : "";
   if (d.file !== undefined && d.line !== undefined) return printable(`${d.file}:${d.line}:${d.column ?? 1} #${d.pointer ?? ""}: ${tool}${d.message}`);
   const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });

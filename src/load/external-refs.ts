@@ -5,7 +5,7 @@
 import { realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path";
-import { UserError } from "../catalog/errors.js";
+import { messageOf, UserError } from "../catalog/errors.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
 import { parseText, refuseTooDeep } from "./parse.js";
@@ -76,7 +76,7 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
     if (error instanceof UserError) throw error;
     // The bundler recurses through each file and each reference it follows.
     if (error instanceof RangeError) throw new UserError({ code: "E_TOO_DEEP", message: `${source.display}: its external $refs nest too deeply to be bundled` });
-    throw new UserError({ code: "E_REF", message: `${source.display}: an external $ref could not be resolved: ${(error as Error).message}` });
+    throw new UserError({ code: "E_REF", message: `${source.display}: an external $ref could not be resolved: ${messageOf(error)}` });
   }
   // Each file was within the depth limit; one inlined into another may not be.
   refuseTooDeep({ value: bundled, file: source.display });

@@ -3,7 +3,7 @@
 
 import { createRequire } from "node:module";
 import { MAX_DOCUMENT_DEPTH, shortPointer, tooDeep } from "../catalog/depth.js";
-import { UserError } from "../catalog/errors.js";
+import { messageOf, UserError } from "../catalog/errors.js";
 import { locatePointers } from "./locate.js";
 import { yamlTooDeep } from "./yaml-depth.js";
 
@@ -46,11 +46,11 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
     } catch (error) {
       // Positions in an escaped text are not positions in the file: read the file's own text for the message.
       const original = text();
-      let message = (error as Error).message;
+      let message = messageOf(error);
       try {
         JSON.parse(original);
       } catch (again) {
-        message = (again as Error).message;
+        message = messageOf(again);
       }
       throw new UserError({ code: "E_PARSE", message: `${file}: not valid JSON: ${jsonError(original, message)}` });
     }
@@ -88,7 +88,7 @@ function tooDeepError({ file, pointer, line, col }: { file: string; pointer: str
 }
 
 function isStackOverflow(error: unknown): boolean {
-  return error instanceof RangeError || /Maximum call stack size exceeded/.test((error as Error)?.message ?? "");
+  return error instanceof RangeError || /Maximum call stack size exceeded/.test(messageOf(error));
 }
 
 // No regular expression runs over a whole document: V8 keeps the subject of the last successful match alive

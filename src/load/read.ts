@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { STATUS_CODES } from "node:http";
-import { UserError } from "../catalog/errors.js";
+import { messageOf, UserError } from "../catalog/errors.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
 
 /** Where a source came from; kept after its text is released. */
@@ -49,7 +49,7 @@ export async function readSource(source: string, options: ReadOptions = {}): Pro
           ? "is a directory, not a file: name the OpenAPI document, action definition or manifest in it"
           : code === "EACCES"
             ? "permission denied"
-            : (error as Error).message;
+            : messageOf(error);
     throw new UserError({ code: "E_SOURCE", message: `${source}: cannot read: ${reason}` });
   }
 }
@@ -70,7 +70,7 @@ async function fetchSource(source: string, options: ReadOptions): Promise<Source
     try {
       response = await request(url, { method: "GET", signal, headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" } });
     } catch (error) {
-      throw new UserError({ code: "E_FETCH", message: `[GET] "${url.href}": ${(error as Error).message}` });
+      throw new UserError({ code: "E_FETCH", message: `[GET] "${url.href}": ${messageOf(error)}` });
     }
     const { statusCode, headers, body } = response;
     if (statusCode >= 300 && statusCode < 400 && typeof headers.location === "string") {

@@ -26,7 +26,7 @@ export function explainSchemaErrors(errors: readonly ErrorObject[], { schema }: 
   const byPlace = new Map<string, SchemaProblem>();
   for (const error of kept) {
     if (hasDeeperTwin(error, twins)) continue;
-    const problem = describe(error);
+    const problem = problemOf(error);
     if (!problem) continue;
     const place = `${problem.keyword} ${problem.pointer}`;
     const earlier = byPlace.get(place);
@@ -185,7 +185,8 @@ function allowed(error: ErrorObject): string[] {
   return ((error.params.allowedValues as unknown[] | undefined) ?? []).map((v) => JSON.stringify(v));
 }
 
-function describe(error: ErrorObject): SchemaProblem | undefined {
+/** An Ajv error as a person reads it, or undefined for one that only repeats what another says. */
+function problemOf(error: ErrorObject): SchemaProblem | undefined {
   const { instancePath, params, keyword } = error;
   const at = (message: string, pointer = instancePath): SchemaProblem => ({ pointer, message, keyword });
   switch (keyword) {

@@ -235,10 +235,10 @@ export class Engine implements ToolProvider {
       }
     }
     // Counted after approval, so a call waiting for a person holds no slot.
-    const refused = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
-    if (!refused.ok) {
+    const admission = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
+    if (!admission.ok) {
       record("rate_limited", prepared);
-      return errorResult(`${name} was not sent: the rate limit for ${refused.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(refused.retryAfterMs)}.`);
+      return errorResult(`${name} was not sent: the rate limit for ${admission.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`);
     }
     const secrets = [...prepared.secrets];
     // Validated by now: an object of the tool's input schema.

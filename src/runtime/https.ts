@@ -3,6 +3,7 @@
 // (--allow-insecure-http) the same list is the warning to print on every start. Redirect hops are held to the
 // request's own origin by the HTTP client, so they can neither change host nor downgrade to http.
 
+import { plural } from "../catalog/plural.js";
 import type { Catalog } from "../catalog/types.js";
 import { isAllowedScheme } from "../catalog/url.js";
 
@@ -42,7 +43,7 @@ export function insecureUpstreamUrls(catalog: Pick<Catalog, "tools" | "credentia
   for (const [url, schemes] of tokens) {
     const kind = problemOf(url);
     const names = [...schemes].map((name) => `'${name}'`).join(", ");
-    if (kind) problems.push({ url, kind, usedBy: `the OAuth 2.0 token URL of security scheme${schemes.size > 1 ? "s" : ""} ${names}` });
+    if (kind) problems.push({ url, kind, usedBy: `the OAuth 2.0 token URL of security scheme${plural(schemes.size)} ${names}` });
   }
   return problems;
 }

@@ -12,17 +12,15 @@ import { ArgumentError, type PreparedRequest } from "./types.js";
 export function buildRequest({
   operation,
   args,
-  baseUrl,
   boundary,
 }: {
   operation: Operation;
   args: Record<string, unknown>;
-  /** Overrides the operation's server URL (`--base-url`). */
-  baseUrl?: string;
   /** A fixed multipart boundary, for tests. */
   boundary?: string;
 }): PreparedRequest {
-  const base = baseOf(baseUrl || operation.serverUrl);
+  // `--base-url` is already in the catalog's server URLs: the loader put it there.
+  const base = baseOf(operation.serverUrl);
   const path = base.path + expandPath({ operation, args });
   const query = [base.query, ...serialized({ operation, args, location: "query" }).map(([, text]) => text)].filter(
     Boolean,
@@ -165,10 +163,10 @@ function encodeTemplateText(text: string): string {
   return text.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@%]+/g, (chars) => percentEncode(chars));
 }
 
-/** Origin, path (no trailing slash) and query of the base URL; a clear error when there is none to use. */
 // Parsed base URLs, by URL: a server calls the same few bases thousands of times.
 const bases = new Map<string, { origin: string; path: string; query: string }>();
 
+/** Origin, path (no trailing slash) and query of the base URL; a clear error when there is none to use. */
 function baseOf(url: string): { origin: string; path: string; query: string } {
   let base = bases.get(url);
   if (base === undefined) {

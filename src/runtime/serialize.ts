@@ -39,10 +39,10 @@ function encodeWith(text: string, keep: (char: string, at: number, bytes: Uint8A
   return out;
 }
 
-/** RFC 3986: unreserved characters stay, every other byte of the UTF-8 encoding becomes `%XX`. */
 // Most values (ids, names, numbers) need no encoding at all: a quick check spares the byte-by-byte pass.
 const NOTHING_TO_ENCODE = /^[A-Za-z0-9\-._~]*$/;
 
+/** RFC 3986: unreserved characters stay, every other byte of the UTF-8 encoding becomes `%XX`. */
 export function percentEncode(text: string): string {
   if (NOTHING_TO_ENCODE.test(text)) return text;
   return encodeWith(text, (char) => (UNRESERVED.test(char) ? 1 : 0));

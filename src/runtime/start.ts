@@ -3,6 +3,7 @@
 // generated servers, which start from a catalog file instead of a spec.
 
 import { UserError } from "../catalog/errors.js";
+import { plural } from "../catalog/plural.js";
 import type { Catalog, RateLimit } from "../catalog/types.js";
 import { type AuditLog, openAuditLog } from "./audit.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials.js";
@@ -56,7 +57,7 @@ export function startEngine(options: StartOptions): Engine {
   if (described && options.requireCredentials) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
   if (described && !options.onlyTools) {
     const waiting = missing.reduce((sum, group) => sum + group.tools.length, 0);
-    log(`credentials are missing for ${waiting} of ${needed.tools.length} tool${needed.tools.length === 1 ? "" : "s"}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`);
+    log(`credentials are missing for ${waiting} of ${needed.tools.length} tool${plural(needed.tools.length)}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`);
     for (const line of described.split("\n")) log(`  ${line}`);
   }
 

@@ -83,7 +83,7 @@ export class Validator {
       if (!validate) this.uncompilable.add(id);
       return undefined;
     }
-    return (validate.errors ?? []).map(describe).filter(unique());
+    return (validate.errors ?? []).map(mismatchOf).filter(unique());
   }
 
   /** One Ajv per mode (`allErrors` is set for an instance), the second made when first needed. */
@@ -129,7 +129,8 @@ function shared(schema: object): object {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', `"${DEFINITION_PREFIX}`));
 }
 
-function describe(error: ErrorObject): Mismatch {
+/** An Ajv error as the model reads it: the place in the value, and what was wanted there. */
+function mismatchOf(error: ErrorObject): Mismatch {
   const { instancePath: pointer, params } = error;
   switch (error.keyword) {
     case "additionalProperties":

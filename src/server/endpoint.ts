@@ -7,16 +7,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolProvider } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
-import { createMcpServer } from "./mcp.js";
+import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 
-export interface EndpointOptions {
-  provider: ToolProvider;
-  name: string;
-  version: string;
-  instructions?: string;
+export interface EndpointOptions extends ServerIdentity {
   stateless: boolean;
   calls: CallTracker;
   log: (line: string) => void;

@@ -4,7 +4,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { stackOf } from "../catalog/errors.js";
-import type { ToolProvider } from "../runtime/types.js";
 import { type AuthConfig, createEndpointAuth } from "./auth.js";
 import { BodyBudget, DEFAULT_REQUEST_LIMITS, type RequestLimits, timeoutOptions } from "./bodies.js";
 import { CallTracker } from "./calls.js";
@@ -14,13 +13,10 @@ import { HttpRoutes, MCP_PATH } from "./http-routes.js";
 import { shutDown } from "./http-shutdown.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
 import { boundedLog } from "./log-lines.js";
+import type { ServerIdentity } from "./mcp.js";
 import type { SessionLimits } from "./sessions.js";
 
-export interface HttpOptions {
-  provider: ToolProvider;
-  name: string;
-  version: string;
-  instructions?: string;
+export interface HttpOptions extends ServerIdentity {
   host?: string;
   /** 0 picks a free port (see the handle's `port`). */
   port?: number;

@@ -16,7 +16,7 @@ export { isLoopbackHost, RequestGuard } from "./guard.js";
 export type { HttpHandle, HttpOptions } from "./http.js";
 export { serveHttp } from "./http.js";
 export type { AddressOptionNames } from "./listen.js";
-export type { McpServerOptions } from "./mcp.js";
+export type { McpServerOptions, ServerIdentity } from "./mcp.js";
 export { createMcpServer } from "./mcp.js";
 export type { OptionKind, ServerOption } from "./options.js";
 export { SERVER_OPTIONS, serverUsage } from "./options.js";

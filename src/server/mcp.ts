@@ -18,11 +18,15 @@ import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { toolPage } from "./pages.js";
 
-export interface McpServerOptions {
+/** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
+export interface ServerIdentity {
   provider: ToolProvider;
   name: string;
   version: string;
   instructions?: string;
+}
+
+export interface McpServerOptions extends ServerIdentity {
   /** Shared with the transport's shutdown: calls are tracked, and aborted when the grace period ends. */
   calls?: CallTracker;
   /**

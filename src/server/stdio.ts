@@ -3,16 +3,11 @@
 
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { ToolProvider } from "../runtime/types.js";
 import { CallTracker } from "./calls.js";
 import { boundedLog } from "./log-lines.js";
-import { createMcpServer } from "./mcp.js";
+import { createMcpServer, type ServerIdentity } from "./mcp.js";
 
-export interface StdioOptions {
-  provider: ToolProvider;
-  name: string;
-  version: string;
-  instructions?: string;
+export interface StdioOptions extends ServerIdentity {
   /** How long `close()` lets in-flight calls finish before aborting them (ms). */
   graceMs?: number;
   log?: (line: string) => void;

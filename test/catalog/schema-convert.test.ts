@@ -190,4 +190,10 @@ describe("schema conversion to JSON Schema 2020-12", () => {
     expect(Object.keys(properties)).toEqual(["__proto__", "constructor"]);
     expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
   });
+
+  it("reads keywords named like Object.prototype members as unknown keywords, left out", () => {
+    // `__proto__` once crashed the load (a TypeError); `constructor` and `toString` were copied into the schema.
+    const schema = JSON.parse('{"type":"string","__proto__":{"type":"integer"},"constructor":1,"toString":"x","hasOwnProperty":true}');
+    expect(convert({ schema }).out).toEqual({ type: "string" });
+  });
 });

@@ -117,9 +117,8 @@ describe("invalid arguments: named, and nothing is sent", () => {
   }
 
   it("a header value HTTP cannot carry is an argument error, not 'the API could not be reached'", async () => {
-    // BUG: request.ts refuses only CR, LF and NUL in header values; undici then refuses other control characters
-    // and characters beyond Latin-1 (UND_ERR_INVALID_ARG), which the engine reports as a network failure
-    // ("The API could not be reached; it may be down. Trying again later may work.") after retrying it.
+    // Control characters and characters beyond Latin-1 are refused before sending: undici's own refusal
+    // (UND_ERR_INVALID_ARG) would read as "The API could not be reached" and be retried.
     for (const value of ["tick ✓", "bell \u0007"]) {
       const result = await call(connected.client, "getItem", { id: 1, "X-Trace": value });
       const message = expectError(result, "X-Trace", "Nothing was sent");
@@ -180,10 +179,8 @@ describe("output validation", () => {
   });
 
   it("strict: a non-JSON success where the tool promises JSON is an error result, not a protocol failure", async () => {
-    // BUG (src/runtime/response.ts mapResponse): with an output schema, a 2xx whose Content-Type is not JSON is
-    // returned as text or a resource without structuredContent; the SDK client then rejects the whole call
-    // ("Tool getItem has an output schema but did not return structured content") instead of the model reading a
-    // clear isError result.
+    // With an output schema, a result without structuredContent makes the SDK client reject the whole call ("Tool
+    // getItem has an output schema but did not return structured content"): the model must get an isError result.
     upstream.on("GET", "/v1/items/7", text("<html>maintenance</html>", { contentType: "text/html" }), bytes(JSON.stringify(ITEM), "application/jsonx"));
     const html = await call(connected.client, "getItem", { id: 7 }).catch((error: unknown) => error);
     expect(html, String(html)).not.toBeInstanceOf(Error);

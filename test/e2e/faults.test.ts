@@ -164,8 +164,7 @@ describe("5xx and 429", () => {
   });
 
   it("429 with Retry-After as an HTTP date: says when, without calling the date a number of seconds", async () => {
-    // BUG (src/runtime/response.ts failure()): the hint is `It asks to wait ${retry-after} seconds`, so a date
-    // (RFC 9110 allows `Retry-After: <HTTP-date>`) reads "It asks to wait Wed, 21 Oct 2037 07:28:00 GMT seconds".
+    // RFC 9110 allows `Retry-After: <HTTP-date>`: the hint names the date, never "wait <date> seconds".
     const date = "Wed, 21 Oct 2037 07:28:00 GMT";
     upstream.on("GET", "/v1/items/1", status(429, { "retry-after": date }));
     const message = expectError(await call(connected.client, "getItem", { id: 1 }), "429 Too Many Requests", "rate limiting", date);

@@ -305,8 +305,8 @@ describe("credentials from the environment", () => {
   });
 
   it("never shows a credential in a result: not in an error about a failed call, nor in a resource URI", async () => {
-    // BUG (src/runtime/response.ts, src/runtime/http.ts): messages and resource URIs are built from the URL the
-    // request went to, which holds a query API key after the credentials were applied.
+    // The URL a request went to holds a query API key once credentials are applied: neither messages nor resource
+    // URIs may show it.
     upstream.on("GET", "/v1/secure/query", json({ error: "boom" }, { status: 500 }), bytes("%PDF-1.4\n", "application/pdf"));
     const failed = await call(connected.client, "withQueryKey", { q: "a" });
     expect(failed.isError).toBe(true);

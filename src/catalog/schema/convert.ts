@@ -6,7 +6,9 @@ import type { SchemaDialect } from "../document.js";
 import { defineOwn, setOwn } from "../own.js";
 import { isObject, joinPointer, localRefPointer } from "../pointer.js";
 import type { Diagnostic, JsonSchema } from "../types.js";
-import { isValidPattern, JSON_TYPES, VALUE_KEYWORDS } from "./keywords.js";
+import { markDiscriminatedBranches } from "./discriminator.js";
+import { KEYWORD_HANDLERS, type KeywordSite, type KeywordWalker, preview } from "./keyword-handlers.js";
+import { isValidPattern } from "./keywords.js";
 import { compileLinear, hasLargeRepeat } from "./pattern.js";
 import { followRefs, propertyAccess, READ_ONLY, RefGraph, WRITE_ONLY } from "./ref-graph.js";
 
@@ -23,10 +25,9 @@ export interface SchemaConverterOptions {
   diagnostics: Diagnostic[];
 }
 
-const SINGLE = new Set(["not", "contains", "propertyNames", "if", "then", "else", "unevaluatedItems", "contentSchema"]);
 const MAX_REF_HOPS = 32;
 
-export class SchemaConverter {
+export class SchemaConverter implements KeywordWalker {
   private readonly graph: RefGraph;
   private readonly emitted = new Map<string, string>();
   private readonly pending: Array<{ pointer: string; direction: Direction; key: string }> = [];
@@ -114,7 +115,7 @@ export class SchemaConverter {
   }
 
   /** Converts the subschema at `segment` (and `index`) below the current place. */
-  private child(raw: unknown, direction: Direction, segment: string, index?: string): JsonSchema {
+  child(raw: unknown, direction: Direction, segment: string, index?: string): JsonSchema {
     this.segments.push(segment);
     if (index !== undefined) this.segments.push(index);
     try {
@@ -131,7 +132,7 @@ export class SchemaConverter {
   private node(raw: unknown, direction: Direction): JsonSchema {
     if (typeof raw === "boolean") return raw;
     if (!isObject(raw)) {
-      this.lossy(`a schema must be an object, found ${describe(raw)}; it accepts anything here`);
+      this.lossy(`a schema must be an object, found ${preview(raw)}; it accepts anything here`);
       return {};
     }
     const nullable = raw.nullable === true || raw["x-nullable"] === true;
@@ -150,114 +151,26 @@ export class SchemaConverter {
     return withNull(this.keywords(raw, direction), nullable);
   }
 
+  /** The keywords of one schema through their handlers, then what depends on several of them. */
   private keywords(raw: Record<string, unknown>, direction: Direction): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    let removed: Set<string> | undefined;
+    const site: KeywordSite = { walker: this, raw, out: {}, direction, keyword: "", value: undefined, removed: undefined };
     for (const keyword in raw) {
-      const value = raw[keyword];
-      const check = VALUE_KEYWORDS[keyword];
-      if (check) {
-        if (check(value)) out[keyword] = value;
-        else this.lossy(`'${keyword}' has an invalid value ${describe(value)} and was dropped`, keyword);
-        continue;
-      }
-      switch (keyword) {
-        case "type":
-          this.type(value, out);
-          break;
-        case "enum":
-        case "examples":
-          if (Array.isArray(value)) out[keyword] = value;
-          else if (keyword === "enum") this.lossy(`'enum' must be an array, found ${describe(value)}; dropped`, keyword);
-          break;
-        case "pattern":
-          if (typeof value === "string" && isValidPattern(value)) {
-            // Kept for the model to read even when the server cannot check it.
-            out.pattern = value;
-            this.checkLinear(value, keyword);
-          } else {
-            this.lossy(`'pattern' ${describe(value)} is not a valid regular expression and was dropped`, keyword);
-          }
-          break;
-        case "exclusiveMinimum":
-        case "exclusiveMaximum": {
-          // OAS 2.0 / 3.0 write a boolean beside minimum/maximum; 2020-12 wants the bound itself.
-          const bound = keyword === "exclusiveMinimum" ? raw.minimum : raw.maximum;
-          if (typeof value === "number") out[keyword] = value;
-          else if (value === true && typeof bound === "number") out[keyword] = bound;
-          break;
-        }
-        case "properties":
-          if (isObject(value)) {
-            removed = new Set();
-            out.properties = this.properties(value, direction, removed);
-          } else {
-            this.lossy(`'properties' must be an object, found ${describe(value)}; dropped`, keyword);
-          }
-          break;
-        case "patternProperties":
-        case "dependentSchemas":
-          if (isObject(value)) out[keyword] = this.schemaMap(value, direction, keyword);
-          break;
-        case "additionalProperties":
-        case "unevaluatedProperties":
-          if (typeof value === "boolean") out[keyword] = value;
-          else if (isObject(value)) out[keyword] = this.child(value, direction, keyword);
-          break;
-        case "items":
-          if (Array.isArray(value)) {
-            // Draft-04 tuples, seen in OAS 3.0 documents although it forbids them.
-            out.prefixItems = value.map((item, i) => this.child(item, direction, keyword, String(i)));
-            if (isObject(raw.additionalItems) || typeof raw.additionalItems === "boolean") {
-              out.items = this.child(raw.additionalItems, direction, "additionalItems");
-            }
-          } else if (typeof value === "boolean" || isObject(value)) {
-            out.items = this.child(value, direction, keyword);
-          }
-          break;
-        case "prefixItems":
-          if (Array.isArray(value)) out.prefixItems = value.map((item, i) => this.child(item, direction, keyword, String(i)));
-          break;
-        case "allOf":
-        case "anyOf":
-        case "oneOf":
-          if (Array.isArray(value) && value.length > 0) {
-            out[keyword] = value.map((item, i) => this.child(item, direction, keyword, String(i)));
-          } else {
-            this.lossy(`'${keyword}' must be a non-empty array, found ${describe(value)}; dropped`, keyword);
-          }
-          break;
-        case "required":
-          break; // after properties, which may drop some
-        default:
-          if (SINGLE.has(keyword) && (isObject(value) || typeof value === "boolean")) out[keyword] = this.child(value, direction, keyword);
-        // Anything else (x-*, xml, externalDocs, readOnly/writeOnly, $id, vendor fields) is left out: it is not
-        // 2020-12 validation, or it was handled above.
-      }
+      const handle = KEYWORD_HANDLERS.get(keyword);
+      if (handle === undefined) continue;
+      site.keyword = keyword;
+      site.value = raw[keyword];
+      handle(site);
     }
+    const { out } = site;
     if (out.exclusiveMinimum !== undefined && raw.exclusiveMinimum === true) delete out.minimum;
     if (out.exclusiveMaximum !== undefined && raw.exclusiveMaximum === true) delete out.maximum;
     if (out.examples === undefined && raw.example !== undefined) out.examples = [raw.example];
-    if (raw.required !== undefined) this.required(raw.required, out, removed);
-    if (raw.discriminator !== undefined) this.discriminator(raw, out);
+    if (raw.required !== undefined) this.required(raw.required, out, site.removed);
+    if (raw.discriminator !== undefined) markDiscriminatedBranches({ raw, out });
     return out;
   }
 
-  private type(value: unknown, out: Record<string, unknown>): void {
-    if (value === "file") {
-      // Swagger 2.0 file parameters: binary content.
-      out.type = "string";
-      out.format ??= "binary";
-    } else if (typeof value === "string" && JSON_TYPES.has(value)) {
-      out.type = value;
-    } else if (Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === "string" && JSON_TYPES.has(t))) {
-      out.type = [...new Set(value)];
-    } else {
-      this.lossy(`'type' ${describe(value)} is not a JSON Schema type and was dropped`, "type");
-    }
-  }
-
-  private properties(value: Record<string, unknown>, direction: Direction, removed: Set<string>): Record<string, unknown> {
+  properties(value: Record<string, unknown>, direction: Direction, removed: Set<string>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     // readOnly properties are never sent; writeOnly ones never come back.
     const leaves = direction === "input" ? READ_ONLY : WRITE_ONLY;
@@ -274,7 +187,7 @@ export class SchemaConverter {
     return out;
   }
 
-  private schemaMap(value: Record<string, unknown>, direction: Direction, keyword: string): Record<string, unknown> {
+  schemaMap(value: Record<string, unknown>, direction: Direction, keyword: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const name in value) {
       if (keyword === "patternProperties" && !isValidPattern(name)) {
@@ -293,13 +206,13 @@ export class SchemaConverter {
   }
 
   /** Warns about a `pattern` that the server checks loosely or not at all (see pattern.ts). */
-  private checkLinear(pattern: string, keyword: string): void {
+  checkLinear(pattern: string, keyword: string): void {
     const refused = this.refusedBy(pattern);
     if (refused) {
-      const message = `'pattern' ${describe(pattern)} cannot run in linear time (RE2: ${refused}); the server does not check it, the upstream API may`;
+      const message = `'pattern' ${preview(pattern)} cannot run in linear time (RE2: ${refused}); the server does not check it, the upstream API may`;
       this.report("warning", "pattern-not-enforced", this.pointer(keyword), message);
     } else if (hasLargeRepeat(pattern)) {
-      const message = `'pattern' ${describe(pattern)} repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds`;
+      const message = `'pattern' ${preview(pattern)} repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds`;
       this.report("warning", "pattern-not-enforced", this.pointer(keyword), message);
     }
   }
@@ -317,39 +230,11 @@ export class SchemaConverter {
   private required(value: unknown, out: Record<string, unknown>, removed: Set<string> | undefined): void {
     if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
       // Draft-03 style `required: true` on a property says nothing a 2020-12 validator can use.
-      if (value !== true && value !== false) this.lossy(`'required' must be a list of names, found ${describe(value)}; dropped`, "required");
+      if (value !== true && value !== false) this.lossy(`'required' must be a list of names, found ${preview(value)}; dropped`, "required");
       return;
     }
     const names = [...new Set(value as string[])].filter((name) => !removed?.has(name));
     if (names.length > 0) out.required = names;
-  }
-
-  /**
-   * An OpenAPI discriminator on oneOf/anyOf of `$ref`s: each branch is told the discriminator value(s) that select
-   * it, so the model sees which value goes with which shape. The keyword itself is not JSON Schema.
-   */
-  private discriminator(raw: Record<string, unknown>, out: Record<string, unknown>): void {
-    const discriminator = raw.discriminator;
-    if (!isObject(discriminator) || typeof discriminator.propertyName !== "string") return;
-    const property = discriminator.propertyName;
-    const mapping = isObject(discriminator.mapping) ? discriminator.mapping : {};
-    for (const keyword of ["oneOf", "anyOf"] as const) {
-      const rawBranches = raw[keyword];
-      const branches = out[keyword];
-      if (!Array.isArray(rawBranches) || !Array.isArray(branches)) continue;
-      rawBranches.forEach((branch, i) => {
-        if (!isObject(branch) || typeof branch.$ref !== "string") return;
-        const target = localRefPointer(branch.$ref);
-        if (target === undefined) return;
-        const name = target.slice(target.lastIndexOf("/") + 1);
-        const values = Object.entries(mapping)
-          .filter(([, ref]) => typeof ref === "string" && (ref === branch.$ref || ref === name || localRefPointer(ref) === target))
-          .map(([value]) => value);
-        if (values.length === 0) values.push(name);
-        const selector = values.length === 1 ? { const: values[0] } : { enum: values };
-        branches[i] = { ...(branches[i] as object), type: "object", properties: Object.fromEntries([[property, selector]]), required: [property] };
-      });
-    }
   }
 
   private reference(ref: string, direction: Direction): Record<string, unknown> {
@@ -382,12 +267,12 @@ export class SchemaConverter {
     const message =
       typeof ref === "string" && localRefPointer(ref) === undefined
         ? `$ref '${ref}' points outside the document and was not resolved`
-        : `$ref ${describe(ref)} does not resolve: nothing is at that place in the document`;
+        : `$ref ${preview(ref)} does not resolve: nothing is at that place in the document`;
     this.report("error", "unresolved-ref", this.pointer("$ref"), message);
     return {};
   }
 
-  private lossy(message: string, ...segments: string[]): void {
+  lossy(message: string, ...segments: string[]): void {
     this.report("warning", "lossy-schema", this.pointer(...segments), message);
   }
 
@@ -421,9 +306,3 @@ export function definitionName(pointer: string): string {
   const name = words.join("_").replace(/[^A-Za-z0-9_.-]+/g, "_");
   return name.length > 0 ? name.slice(0, 80) : "schema";
 }
-
-function describe(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-

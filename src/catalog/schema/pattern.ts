@@ -4,6 +4,7 @@
 // checked at all; the loader says so for each pattern.
 
 import { RE2JS } from "re2js";
+import { messageOf } from "../errors.js";
 
 export interface PatternTest {
   test(text: string): boolean;
@@ -22,7 +23,7 @@ export function compileLinear(pattern: string): { test: PatternTest } | { refuse
     // translateRegExp turns ECMAScript-only syntax (`\u00e9`, `(?<name>…)`) into RE2's.
     return { test: RE2JS.compile(unboundLargeRepeats(RE2JS.translateRegExp(pattern)), RE2JS.LOOKBEHINDS) };
   } catch (error) {
-    return { refused: ((error as Error).message ?? String(error)).replace(/^error parsing regexp: /, "") };
+    return { refused: messageOf(error).replace(/^error parsing regexp: /, "") };
   }
 }
 

@@ -19,6 +19,13 @@ export const METHOD_KEYS: Array<[string, HttpMethod]> = [
   ["trace", "TRACE"],
 ];
 
+/** A problem at a place of the document, for `warn` and `error`. */
+export interface Problem {
+  code: string;
+  pointer: string;
+  message: string;
+}
+
 /** What a version's normalizer is given: the parsed document, where it came from, values for its server variables. */
 export interface NormalizeInput {
   root: Record<string, unknown>;
@@ -30,17 +37,27 @@ export interface NormalizeInput {
   serverVariables?: ServerVariableInput | undefined;
 }
 
+/** An object of the document and where it is (after following `$ref`s). */
+export interface Located {
+  value: Record<string, unknown>;
+  pointer: string;
+}
+
 export class Normalizer {
   readonly diagnostics: Diagnostic[] = [];
+  readonly root: Record<string, unknown>;
+  readonly file: string;
+  /** Where the document came from: relative server and token URLs resolve against it when it is a URL. */
+  readonly location: string;
+  /** Server variable values the user set, and the names the chosen servers use. */
+  readonly serverVariables: ServerVariableInput | undefined;
 
-  constructor(
-    readonly root: Record<string, unknown>,
-    readonly file: string,
-    /** Where the document came from: relative server and token URLs resolve against it when it is a URL. */
-    readonly location: string,
-    /** Server variable values the user set, and the names the chosen servers use. */
-    readonly serverVariables?: ServerVariableInput,
-  ) {}
+  constructor({ root, file, location, serverVariables }: NormalizeInput) {
+    this.root = root;
+    this.file = file;
+    this.location = location;
+    this.serverVariables = serverVariables;
+  }
 
   // Operations share components (GitHub's 1,200 operations use a few dozen parameters and responses).
   private readonly resolved = new Map<string, unknown>();
@@ -48,21 +65,21 @@ export class Normalizer {
   readonly parameters = new Map<string, ApiParameter | null>();
 
   /** The object `value` is or refers to, with its real pointer; undefined (and an error) if it leads nowhere. */
-  deref(value: unknown, pointer: string): { value: Record<string, unknown>; pointer: string } | undefined {
+  deref({ value, pointer }: { value: unknown; pointer: string }): Located | undefined {
     let current = value;
     let at = pointer;
     for (let hops = 0; isObject(current) && typeof current.$ref === "string"; hops++) {
       const target = localRefPointer(current.$ref);
       const resolved = target === undefined ? undefined : this.resolve(target);
       if (target === undefined || resolved === undefined || hops > 32) {
-        this.error("unresolved-ref", `${at}/$ref`, `$ref '${current.$ref}' does not resolve: nothing is at that place in the document`);
+        this.error({ code: "unresolved-ref", pointer: `${at}/$ref`, message: `$ref '${current.$ref}' does not resolve: nothing is at that place in the document` });
         return undefined;
       }
       current = resolved;
       at = target;
     }
     if (!isObject(current)) {
-      this.warn("invalid-object", at, `expected an object here, found ${JSON.stringify(current)?.slice(0, 40)}; ignored`);
+      this.warn({ code: "invalid-object", pointer: at, message: `expected an object here, found ${JSON.stringify(current)?.slice(0, 40)}; ignored` });
       return undefined;
     }
     return { value: current, pointer: at };
@@ -76,18 +93,18 @@ export class Normalizer {
   }
 
   /** The path as sent: a `#fragment` in a path key (Box's spec has 19) never goes over HTTP. */
-  requestPath(path: string, pointer: string): string {
+  requestPath({ path, pointer }: { path: string; pointer: string }): string {
     const hash = path.indexOf("#");
     if (hash < 0) return path;
-    this.warn("path-fragment", pointer, `path ${path} has a fragment (${path.slice(hash)}); it is not part of a request and is left out`);
+    this.warn({ code: "path-fragment", pointer, message: `path ${path} has a fragment (${path.slice(hash)}); it is not part of a request and is left out` });
     return path.slice(0, hash);
   }
 
-  warn(code: string, pointer: string, message: string): void {
+  warn({ code, pointer, message }: Problem): void {
     this.diagnostics.push({ severity: "warning", code, message, file: this.file, pointer });
   }
 
-  error(code: string, pointer: string, message: string): void {
+  error({ code, pointer, message }: Problem): void {
     this.diagnostics.push({ severity: "error", code, message, file: this.file, pointer });
   }
 
@@ -127,6 +144,6 @@ export function trimTrailingSlash(url: string): string {
   return url.length > 1 ? url.replace(/\/+$/, "") : url;
 }
 
-export function unsupportedScheme(reason: string, description?: string): ApiSecurityScheme {
+export function unsupportedScheme({ reason, description }: { reason: string; description?: string | undefined }): ApiSecurityScheme {
   return { type: "unsupported", reason, ...(description ? { description } : {}) };
 }

@@ -1,96 +1,55 @@
-// OpenAPI 3.0 and 3.1 into the version-neutral document.
+// OpenAPI 3.0 and 3.1 into the version-neutral document: what they say their own way (`servers` at three levels,
+// parameters with `in: cookie` or `content`, `requestBody` and response `content` by media type, and
+// `components.securitySchemes`); the walk itself is walk.ts's.
 
-import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiMediaType, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
+import type { ApiDocument, ApiEncoding, ApiMediaType, ApiParameter, ApiRequestBody, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
-import { extensions, METHOD_KEYS, type NormalizeInput, Normalizer, requirements, stringList, text, unsupportedScheme } from "./normalizer.js";
+import { type Located, METHOD_KEYS, type NormalizeInput, Normalizer, text, unsupportedScheme } from "./normalizer.js";
+import { mergeParameters, readResponses } from "./operation-parts.js";
 import { serverUrl } from "./servers.js";
-import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
+import { assembleDocument, walkOperations } from "./walk.js";
 
 const LOCATIONS = new Set<string>(["path", "query", "header", "cookie"]);
 
-export function normalizeOpenApi3({ root, file, location, version, serverVariables }: NormalizeInput & { version: string }): ApiDocument {
-  const n = new Normalizer(root, file, location, serverVariables);
-  const info = isObject(root.info) ? root.info : {};
-  const documentServer = serverUrl({ n, servers: root.servers, pointer: "/servers" }) ?? "";
-  const documentSecurity = requirements(root.security) ?? [];
-  const operations: ApiOperation[] = [];
-  const excluded: ApiExcludedOperation[] = [];
-  const documentMcp = readMcpExtension({ n, owner: root, pointer: "", level: "document" });
-  const paths = isObject(root.paths) ? root.paths : {};
-  if (!isObject(root.paths) && root.webhooks === undefined) n.warn("no-paths", "/paths", "the document has no paths, so there are no tools");
-
-  for (const [key, rawItem] of Object.entries(paths)) {
-    if (!isPathKey({ n, key })) continue;
-    const item = n.deref(rawItem, joinPointer("/paths", key));
-    if (!item) continue;
-    const path = n.requestPath(key, joinPointer("/paths", key));
-    const pathMcp = readMcpExtension({ n, owner: item.value, pointer: item.pointer, level: "path" });
-    const pathServer = serverUrl({ n, servers: item.value.servers, pointer: `${item.pointer}/servers` }) ?? documentServer;
-    const pathParameters = parameters(n, item.value.parameters, `${item.pointer}/parameters`);
-    for (const [key, method] of METHOD_KEYS) {
-      if (item.value[key] === undefined) continue;
-      const pointer = joinPointer(item.pointer, key);
-      const operation = item.value[key];
-      if (!isObject(operation)) {
-        n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
-        continue;
-      }
-      const { mcp, left } = readOperationMcp({ n, operation, where: { pointer, method, path }, above: [pathMcp, documentMcp], excluded });
-      if (left) continue;
-      const operationId = text(operation.operationId);
-      const summary = text(operation.summary);
-      const description = text(operation.description);
-      const requestBody = operation.requestBody === undefined ? undefined : body(n, operation.requestBody, `${pointer}/requestBody`);
-      operations.push({
-        pointer,
-        method,
-        path,
-        ...(operationId !== undefined ? { operationId } : {}),
-        ...(summary !== undefined ? { summary } : {}),
-        ...(description !== undefined ? { description } : {}),
-        tags: stringList(operation.tags),
-        deprecated: operation.deprecated === true,
-        serverUrl: serverUrl({ n, servers: operation.servers, pointer: `${pointer}/servers` }) ?? pathServer,
-        parameters: merge(pathParameters, parameters(n, operation.parameters, `${pointer}/parameters`)),
-        ...(requestBody ? { requestBody } : {}),
-        responses: responses(n, operation.responses, `${pointer}/responses`),
-        security: requirements(operation.security) ?? documentSecurity,
-        extensions: extensions(operation),
-        ...(mcp?.overrides ? { mcp: mcp.overrides } : {}),
-      });
-    }
-  }
-  const format = `OpenAPI ${version}`;
-  return {
-    format,
-    file,
-    dialect: version.startsWith("3.0") ? "oas30" : "oas31",
-    root,
-    title: text(info.title) ?? "untitled",
-    version: typeof info.version === "string" || typeof info.version === "number" ? String(info.version) : "",
-    ...(text(info.description) ? { description: text(info.description)! } : {}),
-    operations,
-    ...(excluded.length > 0 ? { excluded } : {}),
-    securitySchemes: securitySchemes(n),
-    diagnostics: n.diagnostics,
-  };
+export function normalizeOpenApi3(input: NormalizeInput & { version: string }): ApiDocument {
+  const n = new Normalizer(input);
+  const documentServer = serverUrl({ n, servers: n.root.servers, pointer: "/servers" }) ?? "";
+  const walked = walkOperations<{ server: string; parameters: ApiParameter[] }>({
+    n,
+    reader: {
+      methods: METHOD_KEYS,
+      warnsWithoutPaths: true,
+      readPathItem: (item) => ({
+        server: serverUrl({ n, servers: item.value.servers, pointer: `${item.pointer}/servers` }) ?? documentServer,
+        parameters: parameters({ n, list: item.value.parameters, pointer: `${item.pointer}/parameters` }),
+      }),
+      readOperation: ({ operation, pointer, pathItem }) => ({
+        requestBody: operation.requestBody === undefined ? undefined : body({ n, value: operation.requestBody, pointer: `${pointer}/requestBody` }),
+        serverUrl: serverUrl({ n, servers: operation.servers, pointer: `${pointer}/servers` }) ?? pathItem.server,
+        parameters: mergeParameters({ pathLevel: pathItem.parameters, operationLevel: parameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }) }),
+        responses: readResponses({ n, value: operation.responses, pointer: `${pointer}/responses`, content: (response) => content({ value: response.value.content, pointer: `${response.pointer}/content` }) }),
+      }),
+    },
+  });
+  const { version } = input;
+  return assembleDocument({ n, format: `OpenAPI ${version}`, dialect: version.startsWith("3.0") ? "oas30" : "oas31", walked, securitySchemes: securitySchemes(n) });
 }
 
-function parameters(n: Normalizer, list: unknown, pointer: string): ApiParameter[] {
+function parameters({ n, list, pointer }: { n: Normalizer; list: unknown; pointer: string }): ApiParameter[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) {
-    n.warn("invalid-parameters", pointer, "parameters must be a list; ignored");
+    n.warn({ code: "invalid-parameters", pointer, message: "parameters must be a list; ignored" });
     return [];
   }
   const result: ApiParameter[] = [];
   list.forEach((raw, i) => {
-    const resolved = n.deref(raw, joinPointer(pointer, i));
+    const resolved = n.deref({ value: raw, pointer: joinPointer(pointer, i) });
     if (!resolved) return;
     // A component parameter used by many operations is read once.
     let parameter = n.parameters.get(resolved.pointer);
     if (parameter === undefined) {
-      parameter = readParameter(n, resolved.value, resolved.pointer);
+      parameter = readParameter({ n, parameter: resolved });
       n.parameters.set(resolved.pointer, parameter);
     }
     if (parameter) result.push(parameter);
@@ -98,9 +57,9 @@ function parameters(n: Normalizer, list: unknown, pointer: string): ApiParameter
   return result;
 }
 
-function readParameter(n: Normalizer, p: Record<string, unknown>, at: string): ApiParameter | null {
+function readParameter({ n, parameter: { value: p, pointer: at } }: { n: Normalizer; parameter: Located }): ApiParameter | null {
   if (typeof p.name !== "string" || typeof p.in !== "string" || !LOCATIONS.has(p.in)) {
-    n.warn("invalid-parameter", at, `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped`);
+    n.warn({ code: "invalid-parameter", pointer: at, message: `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped` });
     return null;
   }
   const parameter: ApiParameter = { pointer: at, name: p.name, in: p.in as ParameterLocation, required: p.required === true, schemaPointer: `${at}/schema` };
@@ -125,21 +84,7 @@ function readParameter(n: Normalizer, p: Record<string, unknown>, at: string): A
   return parameter;
 }
 
-/** Path-level parameters, overridden by operation-level ones with the same name and location. */
-export function merge(pathLevel: ApiParameter[], operationLevel: ApiParameter[]): ApiParameter[] {
-  const key = (p: ApiParameter): string => `${p.in}:${p.in === "header" ? p.name.toLowerCase() : p.name}`;
-  const overridden = new Set(operationLevel.map(key));
-  const seen = new Set<string>();
-  const result: ApiParameter[] = [];
-  for (const p of [...pathLevel.filter((p) => !overridden.has(key(p))), ...operationLevel]) {
-    if (seen.has(key(p))) continue;
-    seen.add(key(p));
-    result.push(p);
-  }
-  return result;
-}
-
-function content(value: unknown, pointer: string): ApiMediaType[] {
+function content({ value, pointer }: { value: unknown; pointer: string }): ApiMediaType[] {
   if (!isObject(value)) return [];
   const result: ApiMediaType[] = [];
   for (const [mediaType, raw] of Object.entries(value)) {
@@ -174,34 +119,16 @@ function encodings(value: Record<string, unknown>): Record<string, ApiEncoding> 
   return Object.fromEntries(entries);
 }
 
-function body(n: Normalizer, value: unknown, pointer: string): ApiRequestBody | undefined {
-  const resolved = n.deref(value, pointer);
+function body({ n, value, pointer }: { n: Normalizer; value: unknown; pointer: string }): ApiRequestBody | undefined {
+  const resolved = n.deref({ value, pointer });
   if (!resolved) return undefined;
   const description = text(resolved.value.description);
   return {
     pointer: resolved.pointer,
     required: resolved.value.required === true,
     ...(description !== undefined ? { description } : {}),
-    content: content(resolved.value.content, `${resolved.pointer}/content`),
+    content: content({ value: resolved.value.content, pointer: `${resolved.pointer}/content` }),
   };
-}
-
-function responses(n: Normalizer, value: unknown, pointer: string): ApiResponse[] {
-  if (!isObject(value)) return [];
-  const result: ApiResponse[] = [];
-  for (const [status, raw] of Object.entries(value)) {
-    if (status.startsWith("x-")) continue;
-    const resolved = n.deref(raw, joinPointer(pointer, status));
-    if (!resolved) continue;
-    const description = text(resolved.value.description);
-    result.push({
-      status,
-      pointer: resolved.pointer,
-      ...(description !== undefined ? { description } : {}),
-      content: content(resolved.value.content, `${resolved.pointer}/content`),
-    });
-  }
-  return result;
 }
 
 function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
@@ -209,22 +136,22 @@ function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
   const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
   const result: Array<[string, ApiSecurityScheme]> = [];
   for (const [name, raw] of Object.entries(schemes)) {
-    const resolved = n.deref(raw, joinPointer("/components/securitySchemes", name));
+    const resolved = n.deref({ value: raw, pointer: joinPointer("/components/securitySchemes", name) });
     if (!resolved) continue;
-    result.push([name, securityScheme(n, resolved.value)]);
+    result.push([name, securityScheme({ n, scheme: resolved.value })]);
   }
   return Object.fromEntries(result);
 }
 
-function securityScheme(n: Normalizer, s: Record<string, unknown>): ApiSecurityScheme {
+function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string, unknown> }): ApiSecurityScheme {
   const description = text(s.description);
   const base = description !== undefined ? { description } : {};
   switch (s.type) {
     case "apiKey":
       if (typeof s.name === "string" && (s.in === "header" || s.in === "query" || s.in === "cookie")) return { ...base, type: "apiKey", in: s.in, name: s.name };
-      return unsupportedScheme("an apiKey scheme needs a name and 'in' of header, query or cookie", description);
+      return unsupportedScheme({ reason: "an apiKey scheme needs a name and 'in' of header, query or cookie", description });
     case "http":
-      return typeof s.scheme === "string" ? { ...base, type: "http", scheme: s.scheme } : unsupportedScheme("an http scheme needs 'scheme'", description);
+      return typeof s.scheme === "string" ? { ...base, type: "http", scheme: s.scheme } : unsupportedScheme({ reason: "an http scheme needs 'scheme'", description });
     case "oauth2": {
       const flows = isObject(s.flows) ? s.flows : {};
       const clientCredentials = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
@@ -239,8 +166,8 @@ function securityScheme(n: Normalizer, s: Record<string, unknown>): ApiSecurityS
     case "openIdConnect":
       return { ...base, type: "openIdConnect" };
     case "mutualTLS":
-      return unsupportedScheme("mutual TLS client certificates are not supported", description);
+      return unsupportedScheme({ reason: "mutual TLS client certificates are not supported", description });
     default:
-      return unsupportedScheme(`security scheme type ${JSON.stringify(s.type)} is not supported`, description);
+      return unsupportedScheme({ reason: `security scheme type ${JSON.stringify(s.type)} is not supported`, description });
   }
 }

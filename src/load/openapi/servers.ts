@@ -4,7 +4,7 @@
 // a manifest source), else the document's default, else the first of its `enum`.
 
 import { isObject } from "../../catalog/pointer.js";
-import type { Diagnostic } from "../../catalog/types.js";
+import type { FilelessDiagnostic } from "../../catalog/types.js";
 import type { Normalizer } from "./normalizer.js";
 import { trimTrailingSlash } from "./normalizer.js";
 
@@ -16,7 +16,7 @@ export interface ServerVariableInput {
 
 interface Candidate {
   url: string;
-  diagnostics: Array<Omit<Diagnostic, "file">>;
+  diagnostics: FilelessDiagnostic[];
   used: string[];
 }
 
@@ -29,7 +29,7 @@ export function serverUrl({ n, servers, pointer }: { n: Normalizer; servers: unk
   });
   const chosen = candidates.find((c) => c.url.startsWith("https://")) ?? candidates[0];
   if (!chosen) {
-    n.warn("invalid-server", `${pointer}/0`, "a server needs a url; ignored");
+    n.warn({ code: "invalid-server", pointer: `${pointer}/0`, message: "a server needs a url; ignored" });
     return undefined;
   }
   // Only the chosen server's problems matter: the others are never called.

@@ -2,14 +2,14 @@
 // and `formData` fields become a request body, consumes/produces become media types, collectionFormat becomes
 // style and explode.
 
-import type { ApiDocument, ApiExcludedOperation, ApiEncoding, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme } from "../../catalog/document.js";
+import type { ApiDocument, ApiEncoding, ApiMediaType, ApiParameter, ApiRequestBody, ApiSecurityScheme } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
-import { merge } from "./openapi3.js";
-import { extensions, METHOD_KEYS, type NormalizeInput, Normalizer, requirements, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { type Located, METHOD_KEYS, type NormalizeInput, Normalizer, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import { firstOfEach, parameterKey, readResponses, withPathLevel } from "./operation-parts.js";
 import type { ServerVariableInput } from "./servers.js";
-import { isPathKey, readMcpExtension, readOperationMcp } from "./x-mcp.js";
+import { assembleDocument, walkOperations } from "./walk.js";
 
 // `collectionFormat` → [style, explode]; csv is the default for arrays.
 const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
@@ -22,75 +22,38 @@ const COLLECTION_FORMATS: Record<string, [string, boolean]> = {
 const NOT_SCHEMA = new Set(["name", "in", "required", "description", "collectionFormat", "allowEmptyValue"]);
 
 export function normalizeSwagger2({ root, file, location, serverVariables }: NormalizeInput): ApiDocument {
-  const n = new Normalizer(root, file, location);
-  const info = isObject(root.info) ? root.info : {};
+  const n = new Normalizer({ root, file, location });
   const server = serverUrl(n);
   noServerVariables({ n, serverVariables });
-  const documentSecurity = requirements(root.security) ?? [];
   const consumesAll = stringList(root.consumes);
   const producesAll = stringList(root.produces);
-  const operations: ApiOperation[] = [];
-  const excluded: ApiExcludedOperation[] = [];
-  const documentMcp = readMcpExtension({ n, owner: root, pointer: "", level: "document" });
-  const paths = isObject(root.paths) ? root.paths : {};
+  const walked = walkOperations<RawParameter[]>({
+    n,
+    reader: {
+      methods: METHOD_KEYS.filter(([key]) => key !== "trace"),
+      warnsWithoutPaths: false,
+      readPathItem: (item) => rawParameters({ n, list: item.value.parameters, pointer: `${item.pointer}/parameters` }),
+      readOperation: ({ operation, pointer, pathItem }) => {
+        const consumes = mediaTypes({ listed: operation.consumes, documentLevel: consumesAll });
+        const produces = mediaTypes({ listed: operation.produces, documentLevel: producesAll });
+        const all = withPathLevel({ pathLevel: pathItem, operationLevel: rawParameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }), key: rawKey });
+        const parameters = all.filter((p) => p.raw.in !== "body" && p.raw.in !== "formData").map(toParameter);
+        return {
+          requestBody: body({ all, consumes, pointer }),
+          serverUrl: server,
+          parameters: firstOfEach(parameters),
+          responses: readResponses({ n, value: operation.responses, pointer: `${pointer}/responses`, content: (response) => responseContent({ response, produces }) }),
+        };
+      },
+    },
+  });
+  return assembleDocument({ n, format: "Swagger 2.0", dialect: "oas2", walked, securitySchemes: securitySchemes(n) });
+}
 
-  for (const [key, rawItem] of Object.entries(paths)) {
-    if (!isPathKey({ n, key })) continue;
-    const item = n.deref(rawItem, joinPointer("/paths", key));
-    if (!item) continue;
-    const path = n.requestPath(key, joinPointer("/paths", key));
-    const pathMcp = readMcpExtension({ n, owner: item.value, pointer: item.pointer, level: "path" });
-    const pathParameters = rawParameters(n, item.value.parameters, `${item.pointer}/parameters`);
-    for (const [key, method] of METHOD_KEYS) {
-      if (item.value[key] === undefined || key === "trace") continue;
-      const pointer = joinPointer(item.pointer, key);
-      const operation = item.value[key];
-      if (!isObject(operation)) {
-        n.warn("invalid-operation", pointer, "an operation must be an object; skipped");
-        continue;
-      }
-      const { mcp, left } = readOperationMcp({ n, operation, where: { pointer, method, path }, above: [pathMcp, documentMcp], excluded });
-      if (left) continue;
-      const operationId = text(operation.operationId);
-      const consumes = stringList(operation.consumes).length > 0 ? stringList(operation.consumes) : consumesAll.length > 0 ? consumesAll : ["application/json"];
-      const produces = stringList(operation.produces).length > 0 ? stringList(operation.produces) : producesAll.length > 0 ? producesAll : ["application/json"];
-      const all = mergeRaw(pathParameters, rawParameters(n, operation.parameters, `${pointer}/parameters`));
-      const parameters = all.filter((p) => p.raw.in !== "body" && p.raw.in !== "formData").map(toParameter);
-      const requestBody = body({ all, consumes, pointer });
-      const summary = text(operation.summary);
-      const description = text(operation.description);
-      operations.push({
-        pointer,
-        method,
-        path,
-        ...(operationId !== undefined ? { operationId } : {}),
-        ...(summary !== undefined ? { summary } : {}),
-        ...(description !== undefined ? { description } : {}),
-        tags: stringList(operation.tags),
-        deprecated: operation.deprecated === true,
-        serverUrl: server,
-        parameters: merge([], parameters),
-        ...(requestBody ? { requestBody } : {}),
-        responses: responses(n, operation.responses, `${pointer}/responses`, produces),
-        security: requirements(operation.security) ?? documentSecurity,
-        extensions: extensions(operation),
-        ...(mcp?.overrides ? { mcp: mcp.overrides } : {}),
-      });
-    }
-  }
-  return {
-    format: "Swagger 2.0",
-    file,
-    dialect: "oas2",
-    root,
-    title: text(info.title) ?? "untitled",
-    version: typeof info.version === "string" || typeof info.version === "number" ? String(info.version) : "",
-    ...(text(info.description) ? { description: text(info.description)! } : {}),
-    operations,
-    ...(excluded.length > 0 ? { excluded } : {}),
-    securitySchemes: securitySchemes(n),
-    diagnostics: n.diagnostics,
-  };
+/** The operation's media types, else the document's, else JSON. */
+function mediaTypes({ listed, documentLevel }: { listed: unknown; documentLevel: string[] }): string[] {
+  const own = stringList(listed);
+  return own.length > 0 ? own : documentLevel.length > 0 ? documentLevel : ["application/json"];
 }
 
 function serverUrl(n: Normalizer): string {
@@ -106,7 +69,7 @@ function serverUrl(n: Normalizer): string {
 /** Swagger 2.0 has host, basePath and schemes, no server variables: values set for them are said to be ignored. */
 function noServerVariables({ n, serverVariables }: { n: Normalizer; serverVariables: ServerVariableInput | undefined }): void {
   for (const [name, { place }] of serverVariables?.values ?? []) {
-    n.warn("unused-server-variable", "/swagger", `${place}: Swagger 2.0 documents have no server variables; {${name}} is ignored (use --base-url to change the server)`);
+    n.warn({ code: "unused-server-variable", pointer: "/swagger", message: `${place}: Swagger 2.0 documents have no server variables; {${name}} is ignored (use --base-url to change the server)` });
     serverVariables?.used.add(name); // said here; not again as unused
   }
 }
@@ -116,15 +79,15 @@ interface RawParameter {
   pointer: string;
 }
 
-function rawParameters(n: Normalizer, list: unknown, pointer: string): RawParameter[] {
+function rawParameters({ n, list, pointer }: { n: Normalizer; list: unknown; pointer: string }): RawParameter[] {
   if (!Array.isArray(list)) return [];
   const result: RawParameter[] = [];
   list.forEach((raw, i) => {
-    const resolved = n.deref(raw, joinPointer(pointer, i));
+    const resolved = n.deref({ value: raw, pointer: joinPointer(pointer, i) });
     if (!resolved) return;
     const p = resolved.value;
     if (typeof p.name !== "string" || !["path", "query", "header", "body", "formData"].includes(p.in as string)) {
-      n.warn("invalid-parameter", resolved.pointer, `a parameter needs a name and 'in' of path, query, header, body or formData; skipped`);
+      n.warn({ code: "invalid-parameter", pointer: resolved.pointer, message: `a parameter needs a name and 'in' of path, query, header, body or formData; skipped` });
       return;
     }
     result.push({ raw: p, pointer: resolved.pointer });
@@ -132,11 +95,9 @@ function rawParameters(n: Normalizer, list: unknown, pointer: string): RawParame
   return result;
 }
 
-/** Path-level parameters, overridden by operation-level ones with the same location and name (any case for headers). */
-function mergeRaw(pathLevel: RawParameter[], operationLevel: RawParameter[]): RawParameter[] {
-  const key = ({ raw }: RawParameter): string => `${raw.in}:${raw.in === "header" ? String(raw.name).toLowerCase() : raw.name}`;
-  const overridden = new Set(operationLevel.map(key));
-  return [...pathLevel.filter((p) => !overridden.has(key(p))), ...operationLevel];
+/** Raw parameters are told apart as read ones are (rawParameters checked their name and location). */
+function rawKey({ raw }: RawParameter): string {
+  return parameterKey({ in: raw.in as string, name: raw.name as string });
 }
 
 /** A non-body parameter: its own fields are its schema. */
@@ -201,23 +162,9 @@ function body({ all, consumes, pointer }: { all: RawParameter[]; consumes: strin
   };
 }
 
-function responses(n: Normalizer, value: unknown, pointer: string, produces: string[]): ApiResponse[] {
-  if (!isObject(value)) return [];
-  const result: ApiResponse[] = [];
-  for (const [status, raw] of Object.entries(value)) {
-    if (status.startsWith("x-")) continue;
-    const resolved = n.deref(raw, joinPointer(pointer, status));
-    if (!resolved) continue;
-    const { value: response, pointer: at } = resolved;
-    const description = text(response.description);
-    result.push({
-      status,
-      pointer: at,
-      ...(description !== undefined ? { description } : {}),
-      content: response.schema === undefined ? [] : produces.map((mediaType) => ({ mediaType, schema: response.schema, schemaPointer: `${at}/schema` })),
-    });
-  }
-  return result;
+/** Swagger 2.0 gives a response one schema, sent as each media type the operation produces. */
+function responseContent({ response: { value: response, pointer }, produces }: { response: Located; produces: string[] }): ApiMediaType[] {
+  return response.schema === undefined ? [] : produces.map((mediaType) => ({ mediaType, schema: response.schema, schemaPointer: `${pointer}/schema` }));
 }
 
 function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
@@ -236,7 +183,7 @@ function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
       const scopes = Object.keys(isObject(raw.scopes) ? raw.scopes : {});
       result.push([name, { ...base, type: "oauth2", flows: [flow], ...(flow === "clientCredentials" && tokenUrl ? { clientCredentials: { tokenUrl, scopes } } : {}) }]);
     } else {
-      result.push([name, unsupportedScheme(`security definition type ${JSON.stringify(raw.type)} is not supported`, description)]);
+      result.push([name, unsupportedScheme({ reason: `security definition type ${JSON.stringify(raw.type)} is not supported`, description })]);
     }
   }
   return Object.fromEntries(result);

@@ -30,21 +30,21 @@ export function readMcpExtension({ n, owner, pointer, level }: { n: Normalizer; 
   const at = `${pointer}/x-mcp`;
   if (typeof value === "boolean") return { pointer: at, exclude: !value };
   if (!isObject(value)) {
-    n.error("invalid-x-mcp", at, `x-mcp must be true, false or an object, not ${shown(value)}; ignored`);
+    n.error({ code: "invalid-x-mcp", pointer: at, message: `x-mcp must be true, false or an object, not ${shown(value)}; ignored` });
     return undefined;
   }
   const extension: McpExtension = { pointer: at };
   const overrides: ApiToolOverrides = { pointer: at };
   for (const [key, field] of Object.entries(value)) {
     const place = joinPointer(at, key);
-    const bad = (expected: string): void => n.error("invalid-x-mcp", place, `x-mcp ${key} must be ${expected}, not ${shown(field)}; ignored`);
+    const bad = (expected: string): void => n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp ${key} must be ${expected}, not ${shown(field)}; ignored` });
     if (!FIELDS.includes(key)) {
-      n.error("invalid-x-mcp", place, `x-mcp has no field '${key}'; it takes ${FIELDS.join(", ")}`);
+      n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp has no field '${key}'; it takes ${FIELDS.join(", ")}` });
     } else if (key === "exclude") {
       if (typeof field === "boolean") extension.exclude = field;
       else bad("true or false");
     } else if (level !== "operation") {
-      n.warn("x-mcp-misplaced", place, `x-mcp ${key} applies to one operation, not to a whole ${level === "path" ? "path item" : "document"}; ignored`);
+      n.warn({ code: "x-mcp-misplaced", pointer: place, message: `x-mcp ${key} applies to one operation, not to a whole ${level === "path" ? "path item" : "document"}; ignored` });
     } else if (key === "name") {
       if (typeof field === "string" && TOOL_NAME_PATTERN.test(field)) overrides.name = field;
       else bad("a tool name of 1 to 64 letters, digits, '_', '.' or '-'");
@@ -70,33 +70,34 @@ export function readMcpExtension({ n, owner, pointer, level }: { n: Normalizer; 
 /** `x-*` keys of the Paths object are extensions, not paths; an `x-mcp` there is in the wrong place. */
 export function isPathKey({ n, key }: { n: Normalizer; key: string }): boolean {
   if (!key.startsWith("x-")) return true;
-  if (key === "x-mcp") n.warn("x-mcp-misplaced", "/paths/x-mcp", "x-mcp is read on the document, a path item or an operation, not on the paths object; ignored");
+  if (key === "x-mcp") n.warn({ code: "x-mcp-misplaced", pointer: "/paths/x-mcp", message: "x-mcp is read on the document, a path item or an operation, not on the paths object; ignored" });
   return false;
 }
 
 /**
- * An operation's own `x-mcp`, read alike by both normalizers. When it or a level above leaves the operation out, the
- * operation goes into `excluded` and `left` is true: it is not normalized, so its other problems go unreported.
+ * An operation's own `x-mcp`, read alike by every version. When it or a level above leaves the operation out, the
+ * operation goes into `excludedOperations` and `excluded` is true: it is not normalized, so its other problems go
+ * unreported.
  */
 export function readOperationMcp({
   n,
   operation,
   where,
   above,
-  excluded,
+  excludedOperations,
 }: {
   n: Normalizer;
   operation: Record<string, unknown>;
   where: Pick<ApiExcludedOperation, "pointer" | "method" | "path">;
   above: Array<McpExtension | undefined>;
-  excluded: ApiExcludedOperation[];
-}): { mcp: McpExtension | undefined; left: boolean } {
+  excludedOperations: ApiExcludedOperation[];
+}): { mcp: McpExtension | undefined; excluded: boolean } {
   const mcp = readMcpExtension({ n, owner: operation, pointer: where.pointer, level: "operation" });
   const excludedAt = excludedBy([mcp, ...above]);
-  if (excludedAt === undefined) return { mcp, left: false };
+  if (excludedAt === undefined) return { mcp, excluded: false };
   const operationId = text(operation.operationId);
-  excluded.push({ ...where, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
-  return { mcp, left: true };
+  excludedOperations.push({ ...where, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
+  return { mcp, excluded: true };
 }
 
 /** The pointer of the `x-mcp` that leaves the operation out: the nearest level (operation first) that says. */
@@ -107,7 +108,7 @@ export function excludedBy(levels: Array<McpExtension | undefined>): string | un
 
 function readAnnotations({ n, value, pointer }: { n: Normalizer; value: unknown; pointer: string }): ApiAnnotationOverrides | undefined {
   if (!isObject(value)) {
-    n.error("invalid-x-mcp", pointer, `x-mcp annotations must be an object, not ${shown(value)}; ignored`);
+    n.error({ code: "invalid-x-mcp", pointer, message: `x-mcp annotations must be an object, not ${shown(value)}; ignored` });
     return undefined;
   }
   const result: ApiAnnotationOverrides = {};
@@ -116,8 +117,8 @@ function readAnnotations({ n, value, pointer }: { n: Normalizer; value: unknown;
     if (key === "title" && typeof field === "string" && field.trim().length > 0) result.title = field;
     else if ((HINTS as readonly string[]).includes(key) && typeof field === "boolean") result[key as (typeof HINTS)[number]] = field;
     else if (key === "title" || (HINTS as readonly string[]).includes(key)) {
-      n.error("invalid-x-mcp", place, `x-mcp annotations ${key} must be ${key === "title" ? "a non-empty string" : "true or false"}, not ${shown(field)}; ignored`);
-    } else n.error("invalid-x-mcp", place, `x-mcp annotations have no field '${key}'; they take title, ${HINTS.join(", ")}`);
+      n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp annotations ${key} must be ${key === "title" ? "a non-empty string" : "true or false"}, not ${shown(field)}; ignored` });
+    } else n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp annotations have no field '${key}'; they take title, ${HINTS.join(", ")}` });
   }
   return result;
 }
@@ -128,7 +129,7 @@ function checkClass({ n, overrides }: { n: Normalizer; overrides: ApiToolOverrid
   if (!annotations) return;
   const at = `${overrides.pointer}/annotations`;
   if (annotations.readOnlyHint === true && annotations.destructiveHint === true) {
-    n.error("x-mcp-contradiction", at, "x-mcp annotations: readOnlyHint and destructiveHint cannot both be true; both ignored");
+    n.error({ code: "x-mcp-contradiction", pointer: at, message: "x-mcp annotations: readOnlyHint and destructiveHint cannot both be true; both ignored" });
     delete annotations.readOnlyHint;
     delete annotations.destructiveHint;
   }
@@ -138,7 +139,7 @@ function checkClass({ n, overrides }: { n: Normalizer; overrides: ApiToolOverrid
     ["destructiveHint", effect === "destructive"],
   ] as const) {
     if (annotations[hint] === undefined || annotations[hint] === holds) continue;
-    n.error("x-mcp-contradiction", `${at}/${hint}`, `x-mcp annotations ${hint}: ${annotations[hint]} contradicts effect: ${effect}; the hint is ignored`);
+    n.error({ code: "x-mcp-contradiction", pointer: `${at}/${hint}`, message: `x-mcp annotations ${hint}: ${annotations[hint]} contradicts effect: ${effect}; the hint is ignored` });
     delete annotations[hint];
   }
 }
