@@ -9,8 +9,8 @@ import type { Catalog, ValueSource } from "../catalog/types.js";
 import { type Environment, expandVariables } from "../catalog/variables.js";
 import { RUNTIME_OPTIONS, type RuntimeSettings } from "./options.js";
 
-/** The engine settings named after their settings keys (timeoutMs, …); the rest are merged one by one below. */
-const SAME_NAME = RUNTIME_OPTIONS.flatMap((option) => (option.engine && option.setting ? [option.setting as keyof Settings & keyof RuntimeSettings] : []));
+/** The engine settings named as their settings keys (timeoutMs, …); the rest are merged one by one below. */
+const SAME_NAME = RUNTIME_OPTIONS.flatMap((option) => (option.engine && option.setting === option.key ? [option.setting as keyof Settings & keyof RuntimeSettings] : []));
 
 /** `given` with what the settings file sets where `given` leaves it out; without a file, `given` alone. */
 export function withSettings({ settings, given }: { settings: Settings | undefined; given: RuntimeSettings }): RuntimeSettings {

@@ -7,6 +7,7 @@ import { type AuditLog, openAuditLog } from "./audit.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials.js";
 import { Engine, type EngineOptions } from "./engine.js";
 import { checkUpstreamUrls } from "./https.js";
+import { defined } from "./defined.js";
 import type { RuntimeSettings } from "./options.js";
 import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 
@@ -61,7 +62,4 @@ export function startEngine(options: StartOptions): Engine {
   });
 }
 
-/** The entries whose values are defined: optional options stay absent rather than `undefined`. */
-export function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
+export { defined };
