@@ -164,13 +164,26 @@ function addValidate({ program, output }: { program: Command; output: Output }):
   });
 }
 
-function addServe({ program, output }: { program: Command; output: Output }): void {
+/** `serve` and its options: every option of the table, as a generated server takes them, with the same words. */
+function declareServe(program: Command): Command {
   const command = program
     .command("serve")
     .description("serve the source(s) as an MCP server (stdio by default)")
     .argument("<source...>", "OpenAPI documents, action definitions or one manifest: files or https:// URLs");
-  // Every option of the table: what a generated server takes, `serve` takes, with the same words.
-  withSourceOptions(addTableOptions({ command, which: (option) => !option.source })).action(async (sources: string[], flags: SourceFlags) => {
+  return withSourceOptions(addTableOptions({ command, which: (option) => !option.source }));
+}
+
+/** The table's options as `serve` reads them from `args`: its own declarations and reader, without serving. */
+export function readServeOptions(args: string[]): OptionValues {
+  const program = new Command().exitOverride();
+  const command = declareServe(program).exitOverride().action(() => {});
+  program.parse(["serve", "source", ...args], { from: "user" });
+  return tableValues(command);
+}
+
+function addServe({ program, output }: { program: Command; output: Output }): void {
+  const command = declareServe(program);
+  command.action(async (sources: string[], flags: SourceFlags) => {
     const values = tableValues(command);
     const { serve } = await import("./serve.js");
     const running = await serve(sources, {

@@ -40,6 +40,8 @@ export interface RuntimeOption {
   engine?: boolean;
 }
 
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 /** How long a human has to approve a call (settings: approvalTimeoutSeconds); no answer means no. */
@@ -59,8 +61,8 @@ const WITH_AUTH = "HTTP with endpoint auth: ";
 export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
   { name: "config", key: "config", kind: "text", env: "MCP_CONFIG", value: "file", call: true, help: "settings file: options (the command line and environment win), policies, rate limits, credential values" },
   { name: "transport", key: "transport", kind: { choices: ["stdio", "http"] }, env: "MCP_TRANSPORT", default: "stdio", help: "stdio, or streamable HTTP at /mcp" },
-  { name: "port", key: "port", kind: "port", env: "MCP_PORT", cliEnv: "PORT", value: "n", default: 3000, help: `${HTTP}port` },
-  { name: "host", key: "host", kind: "text", env: "MCP_HOST", value: "address", default: "127.0.0.1", help: `${HTTP}address to listen on` },
+  { name: "port", key: "port", kind: "port", env: "MCP_PORT", cliEnv: "PORT", value: "n", default: DEFAULT_PORT, help: `${HTTP}port` },
+  { name: "host", key: "host", kind: "text", env: "MCP_HOST", value: "address", default: DEFAULT_HOST, help: `${HTTP}address to listen on` },
   { name: "stateless", key: "stateless", kind: "flag", env: "MCP_STATELESS", help: `${HTTP}no sessions, for running many replicas` },
   { name: "mode", key: "mode", kind: { choices: ["tools", "dynamic"] }, env: "MCP_MODE", setting: "mode", default: "tools", help: "tools: one tool per operation; dynamic: search_tools, describe_tool, call_tool" },
   { name: "base-url", key: "baseUrl", kind: "text", env: "BASE_URL", value: "url", setting: "baseUrl", schema: { type: "string", pattern: "^https?://" }, source: true, help: "the API's base URL instead of the document's servers" },

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/dynamic.js";
-import { RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
+import { DEFAULT_HOST, DEFAULT_PORT, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
 import { nearMatches } from "../runtime/policy.js";
 import { choiceList, fromSettings, type Given, type OptionValues, optionError, readOptionValues } from "./option-values.js";
 
@@ -47,8 +47,8 @@ export function readServerCommandLine({
     settings: {
       ...values,
       transport: values.transport ?? "stdio",
-      host: values.host ?? "127.0.0.1",
-      port: values.port ?? 3000,
+      host: values.host ?? DEFAULT_HOST,
+      port: values.port ?? DEFAULT_PORT,
       stateless: values.stateless === true,
       mode: values.mode ?? "tools",
       allowInsecureHttp: values.allowInsecureHttp === true,
