@@ -31,6 +31,8 @@ export function tableValues(command: Command): OptionValues {
 function givenTo(command: Command): GivenOption {
   return (option) => {
     const key = commanderOption(option).attributeName();
+    // A flag counts only when given: a negated one (`--no-cache`) holds `true` until it is.
+    if (option.kind === "flag") return command.getOptionValueSource(key) === "cli" ? { values: ["true"], source: `--${option.name}` } : undefined;
     const value: unknown = command.getOptionValue(key);
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
     const values = Array.isArray(value) ? value.map(String) : [String(value)];

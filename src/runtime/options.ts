@@ -34,6 +34,8 @@ export interface RuntimeOption {
   help: string;
   /** `openapi-mcp call` takes it too (what the engine needs); the rest are serving options. */
   call?: boolean;
+  /** Only `openapi-mcp serve` takes it, not generated servers (e.g. an option about loading sources). */
+  serveOnly?: boolean;
   /** Also an option of the commands that only load (inspect, validate, generate). */
   source?: boolean;
   /** One of the engine's settings (RuntimeSettings), under its settings key's name. */

@@ -7,8 +7,9 @@ import { parseArgs } from "node:util";
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/dynamic.js";
-import { DEFAULT_HOST, DEFAULT_PORT, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
+import { DEFAULT_HOST, DEFAULT_PORT, type RuntimeOption } from "../runtime/options.js";
 import { nearMatches } from "../runtime/policy.js";
+import { SERVER_OPTIONS } from "./options.js";
 import { choiceList, fromSettings, type Given, type OptionValues, optionError, readOptionValues } from "./option-values.js";
 
 /** The options a generated server runs with: what was given, and the table's defaults for the rest it serves with. */
@@ -76,14 +77,14 @@ function refuseGenerationOnly(file: Settings): void {
 
 /** The command line's options by name, each with its values in order; "help" when help was asked for. */
 function readArgs(args: string[]): Map<string, Given> | "help" {
-  const config = Object.fromEntries(RUNTIME_OPTIONS.map((o) => [o.name, { type: o.kind === "flag" ? ("boolean" as const) : ("string" as const), multiple: true }]));
+  const config = Object.fromEntries(SERVER_OPTIONS.map((o) => [o.name, { type: o.kind === "flag" ? ("boolean" as const) : ("string" as const), multiple: true }]));
   const { tokens } = parseArgs({ args, options: { ...config, help: { type: "boolean", short: "h" } }, strict: false, allowPositionals: true, tokens: true });
   if (tokens.some((t) => t.kind === "option" && t.name === "help")) return "help";
   const found = new Map<string, Given>();
   for (const token of tokens) {
     if (token.kind === "positional") throw optionError(`unexpected argument '${token.value}': this server takes options only`);
     if (token.kind !== "option") continue;
-    const option = RUNTIME_OPTIONS.find((o) => o.name === token.name);
+    const option = SERVER_OPTIONS.find((o) => o.name === token.name);
     if (!option) throw optionError(unknownOption(token.rawName));
     const value = option.kind === "flag" ? flagValue(token) : textValue({ token, option });
     const entry = found.get(option.name) ?? { values: [], source: `--${option.name}` };
@@ -107,6 +108,6 @@ function textValue({ token, option }: { token: { rawName: string; value?: string
 }
 
 function unknownOption(raw: string): string {
-  const near = nearMatches(raw.replace(/^-+/, ""), [...RUNTIME_OPTIONS.map((o) => o.name), "help"]);
+  const near = nearMatches(raw.replace(/^-+/, ""), [...SERVER_OPTIONS.map((o) => o.name), "help"]);
   return `unknown option '${raw}'${near.length > 0 ? `; did you mean ${near.map((n) => `--${n}`).join(", ")}?` : ""}`;
 }

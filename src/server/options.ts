@@ -1,5 +1,5 @@
-// The options of a generated server: every option of the table in runtime/options.ts (those of `openapi-mcp serve`
-// that make sense for a server with its tools built in), each also settable in the environment for containers.
+// The options of a generated server: the table's in runtime/options.ts (those of `openapi-mcp serve` that make
+// sense for a server with its tools built in: all but `serveOnly` ones), each also settable in the environment for containers.
 // `--help` is rendered from the table, so it says what `openapi-mcp serve --help` says.
 
 import { type OptionKind, optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
@@ -7,7 +7,7 @@ import { type OptionKind, optionFlags, optionHelp, RUNTIME_OPTIONS, type Runtime
 export type { OptionKind };
 export type ServerOption = RuntimeOption;
 
-export const SERVER_OPTIONS: readonly ServerOption[] = RUNTIME_OPTIONS;
+export const SERVER_OPTIONS: readonly ServerOption[] = RUNTIME_OPTIONS.filter((option) => !option.serveOnly);
 
 /** `node dist/index.js --help`: every option with its variable. */
 export function serverUsage({ name, command = "node dist/index.js" }: { name: string; command?: string }): string {
