@@ -7,6 +7,7 @@ import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
 import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
 import { defined } from "./runtime/start.js";
+import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
 import { type AddressOptionNames, type AuthConfig, type RequestLimits, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
@@ -42,7 +43,8 @@ export interface RunningServer {
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { catalog, engine, settings } = await setUpEngine(sources, { ...options, log });
-  const mode = options.mode ?? settings?.mode ?? "tools";
+  const file = fromFile(settings);
+  const mode = options.mode ?? file?.mode ?? "tools";
   const provider = mode === "dynamic" ? new DynamicProvider({ engine, catalog }) : engine;
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
@@ -52,8 +54,9 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   if (options.transport === "http") {
-    const sessions = sessionLimits({ given: options.sessions, settings });
-    const requests = requestLimits({ given: options.requests, settings });
+    const sessions = limits({ given: options.sessions, file: file?.sessions });
+    const requests = limits({ given: options.requests, file: file?.requests });
+    const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
     const handle = await serveHttp({
       provider,
       name,
@@ -66,7 +69,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(sessions ? { sessions } : {}),
       ...(requests ? { requests } : {}),
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
-      ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
+      ...(options.auth ? { auth: options.auth.type === "oauth" && allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
     return { catalog, mode, url: handle.url, close: () => handle.close() };
   }
@@ -74,25 +77,13 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   return { catalog, mode, close: () => handle.close(), closed: handle.closed };
 }
 
-/** The session limits given, each falling back to the settings file's. */
-function sessionLimits({ given = {}, settings }: { given?: SessionLimits; settings: Settings | undefined }): SessionLimits | undefined {
-  const idle = settings?.sessionIdleTimeoutSeconds;
-  const limits = defined({
-    idleTimeoutMs: given.idleTimeoutMs ?? (idle !== undefined ? idle * 1000 : undefined),
-    maxSessions: given.maxSessions ?? settings?.maxSessions,
-    maxSessionsPerPrincipal: given.maxSessionsPerPrincipal ?? settings?.maxSessionsPerPrincipal,
-  });
-  return Object.keys(limits).length > 0 ? limits : undefined;
+/** The serving options a settings file gives (mode, session and request limits), checked as the options are. */
+function fromFile(settings: Settings | undefined): OptionValues | undefined {
+  return settings ? readOptionValues((option) => fromSettings({ option, file: settings })) : undefined;
 }
 
-/** The request limits given, each falling back to the settings file's. */
-function requestLimits({ given = {}, settings }: { given?: RequestLimits; settings: Settings | undefined }): RequestLimits | undefined {
-  const ms = (seconds: number | undefined) => (seconds !== undefined ? seconds * 1000 : undefined);
-  const limits = defined({
-    headersTimeoutMs: given.headersTimeoutMs ?? ms(settings?.headersTimeoutSeconds),
-    requestTimeoutMs: given.requestTimeoutMs ?? ms(settings?.requestTimeoutSeconds),
-    maxPendingBodyBytes: given.maxPendingBodyBytes ?? settings?.maxPendingBodyBytes,
-    maxPendingBodyBytesPerPrincipal: given.maxPendingBodyBytesPerPrincipal ?? settings?.maxPendingBodyBytesPerPrincipal,
-  });
-  return Object.keys(limits).length > 0 ? limits : undefined;
+/** The limits given, each falling back to the settings file's. */
+function limits<T extends object>({ given, file }: { given: T | undefined; file: T | undefined }): T | undefined {
+  const merged = { ...file, ...defined({ ...given }) } as T;
+  return Object.keys(merged).length > 0 ? merged : undefined;
 }

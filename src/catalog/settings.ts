@@ -1,7 +1,7 @@
 // The settings file's shape (`--config`): plain data, read by the loader (`serve`) or by a generated server, and
 // applied by the runtime (runtime/settings.ts). Its published schema is schemas/settings.schema.json.
 
-import type { RateLimit } from "./types.js";
+import type { RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues = string | { value?: string; username?: string; password?: string; clientId?: string; clientSecret?: string };
@@ -33,7 +33,7 @@ export interface Settings {
   requestTimeoutSeconds?: number;
   maxPendingBodyBytes?: number;
   maxPendingBodyBytesPerPrincipal?: number;
-  rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
+  rateLimits?: RateLimits;
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */
   auth?: Record<string, unknown>;

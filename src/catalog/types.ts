@@ -72,6 +72,12 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
+/** Limits from a settings file, by tool name and by source id ("default" for a single source). */
+export interface RateLimits {
+  tools?: Record<string, RateLimit>;
+  sources?: Record<string, RateLimit>;
+}
+
 /** One alternative of a security requirement: every scheme listed must be applied. */
 export interface SecurityRequirement {
   schemes: Array<{ id: string; scopes: string[] }>;

@@ -1,6 +1,8 @@
 // Durations in messages: a rate limit's wait for the model, an approval's deadline for a person. Rounded up, so a
 // wait is never shorter than it says.
 
+import { plural } from "../catalog/plural.js";
+
 const SHORT = { second: "s", minute: "min", hour: "h" };
 
 /**
@@ -9,7 +11,7 @@ const SHORT = { second: "s", minute: "min", hour: "h" };
  */
 export function formatDuration(ms: number, { words = false }: { words?: boolean } = {}): string {
   const part = (count: number, unit: keyof typeof SHORT): string =>
-    words ? `${count} ${unit}${count === 1 ? "" : "s"}` : `${count} ${SHORT[unit]}`;
+    words ? `${count} ${unit}${plural(count)}` : `${count} ${SHORT[unit]}`;
   const pair = (first: string, rest: number, unit: keyof typeof SHORT): string =>
     rest ? `${first} ${part(rest, unit)}` : first;
   if (ms < 1000) return `${Math.max(0, Math.ceil(ms))} ms`;

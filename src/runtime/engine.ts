@@ -4,7 +4,7 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, RateLimit, Tool } from "../catalog/types.js";
+import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { formatDuration } from "./durations.js";
@@ -12,6 +12,7 @@ import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type Upstream
 import { clipText, DEFAULT_MAX_ARGUMENT_VALUES, DEFAULT_MAX_ARRAY_ITEMS, measureArguments, QUOTED_NAME_CHARS } from "./limits.js";
 import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
 import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
@@ -29,24 +30,14 @@ import {
 } from "./types.js";
 import { placeOf, Validator } from "./validate.js";
 
-export interface EngineOptions {
+/** The engine's settings from the options table, plus what a program or a test wires in. */
+export interface EngineOptions extends Pick<RuntimeSettings, "timeoutMs" | "maxResponseBytes" | "outputValidation" | "allowInsecureHttp" | "approvalTimeoutMs" | "rateLimits"> {
   catalog: Catalog;
-  /** Milliseconds for a whole upstream call, redirects and retries included (default 60 s). */
-  timeoutMs?: number;
-  /** Bodies longer than this are cut (text) or refused (JSON, binary) (default 1 MiB). */
-  maxResponseBytes?: number;
-  outputValidation?: OutputValidation;
   /** Where credentials and `${VAR}` in static headers come from (default: the process environment). */
   env?: Environment;
   dispatcher?: Dispatcher;
   retryDelaysMs?: number[];
-  /** Plain http to hosts other than loopback (token URLs included). */
-  allowInsecureHttp?: boolean;
   policies?: Policies;
-  /** How long a human has to approve a call (default 5 minutes); no answer means no. */
-  approvalTimeoutMs?: number;
-  /** Limits from settings; they replace what the source states for the same tool or source. */
-  rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
   audit?: AuditLog;
   tokens?: TokenSource;
   /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
@@ -68,9 +59,7 @@ export interface EngineHooks {
   afterResult?(context: { tool: Tool; arguments: Record<string, unknown>; result: ToolResult }): ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 /** Mismatches of arguments named in an error result; the rest are counted. */
 const MISMATCHES_SHOWN = 10;

@@ -7,40 +7,23 @@ import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { Catalog, ValueSource } from "../catalog/types.js";
 import { type Environment, expandVariables } from "../catalog/variables.js";
-import type { StartOptions } from "./start.js";
+import { RUNTIME_OPTIONS, type RuntimeSettings } from "./options.js";
 
-/** The start options a settings file can set. */
-export type SettableStartOptions = Pick<
-  StartOptions,
-  | "allowInsecureHttp"
-  | "timeoutMs"
-  | "maxResponseBytes"
-  | "outputValidation"
-  | "policies"
-  | "deniedTools"
-  | "approvalTimeoutMs"
-  | "auditLog"
-  | "rateLimits"
-  | "requireCredentials"
->;
+/** The engine settings named as their settings keys (timeoutMs, …); the rest are merged one by one below. */
+const SAME_NAME = RUNTIME_OPTIONS.flatMap((option) => (option.engine && option.setting === option.key ? [option.setting as keyof Settings & keyof RuntimeSettings] : []));
 
 /** `given` with what the settings file sets where `given` leaves it out; without a file, `given` alone. */
-export function withSettings({ settings, given }: { settings: Settings | undefined; given: SettableStartOptions }): SettableStartOptions {
+export function withSettings({ settings, given }: { settings: Settings | undefined; given: RuntimeSettings }): RuntimeSettings {
   const approval = settings?.approvalTimeoutSeconds;
-  const merged: SettableStartOptions = {
-    allowInsecureHttp: given.allowInsecureHttp ?? settings?.allowInsecureHttp,
-    timeoutMs: given.timeoutMs ?? settings?.timeoutMs,
-    maxResponseBytes: given.maxResponseBytes ?? settings?.maxResponseBytes,
-    outputValidation: given.outputValidation ?? settings?.outputValidation,
+  const merged: Record<string, unknown> = {
+    ...Object.fromEntries(SAME_NAME.map((key) => [key, given[key] ?? settings?.[key]])),
     policies: [...Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`), ...(given.policies ?? [])],
     deniedTools: given.deniedTools ?? settings?.deniedTools,
     approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
-    auditLog: given.auditLog ?? settings?.auditLog,
     rateLimits: given.rateLimits ?? settings?.rateLimits,
-    requireCredentials: given.requireCredentials ?? settings?.requireCredentials,
   };
   // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).
-  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as SettableStartOptions;
+  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as RuntimeSettings;
 }
 
 /** What each kind of scheme takes from settings. */

@@ -4,41 +4,22 @@
 
 import { UserError } from "../catalog/errors.js";
 import { plural } from "../catalog/plural.js";
-import type { Catalog, RateLimit } from "../catalog/types.js";
 import { type AuditLog, openAuditLog } from "./audit.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials.js";
-import { Engine, type EngineHooks } from "./engine.js";
+import { Engine, type EngineOptions } from "./engine.js";
 import { checkUpstreamUrls } from "./https.js";
-import type { TokenSource } from "./oauth.js";
-import { DEFAULT_POLICIES, type DenyMode, parsePolicies } from "./policy.js";
-import type { OutputValidation } from "./types.js";
+import { defined } from "./defined.js";
+import type { RuntimeSettings } from "./options.js";
+import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 
-export interface StartOptions {
-  catalog: Catalog;
+/** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
+export interface StartOptions extends RuntimeSettings, Pick<EngineOptions, "catalog" | "tokens" | "hooks"> {
   env: Environment;
-  allowInsecureHttp?: boolean;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  outputValidation?: OutputValidation;
-  /** `<target>=<allow|approve|deny>` entries, later ones winning. */
-  policies?: string[];
-  deniedTools?: DenyMode;
-  approvalTimeoutMs?: number;
-  /** A file for JSON lines, or "-" for stderr. */
-  auditLog?: string;
-  rateLimits?: { tools?: Record<string, RateLimit>; sources?: Record<string, RateLimit> };
-  tokens?: TokenSource;
-  hooks?: EngineHooks;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
    * tool by default.
    */
   onlyTools?: string[];
-  /**
-   * Refuse to start while a tool lacks its credentials (for production). By default the engine starts, says which
-   * tools wait for which variables, and those tools answer with an error naming them.
-   */
-  requireCredentials?: boolean;
   log?: (line: string) => void;
 }
 
@@ -82,7 +63,4 @@ export function startEngine(options: StartOptions): Engine {
   });
 }
 
-/** The entries whose values are defined: optional options stay absent rather than `undefined`. */
-export function defined<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}
+export { defined };

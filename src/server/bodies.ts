@@ -4,6 +4,12 @@
 // by bodies not yet complete, overall and per verified principal: the request whose bytes do not fit gets 503.
 
 import type { IncomingMessage } from "node:http";
+import {
+  DEFAULT_HEADERS_TIMEOUT_SECONDS,
+  DEFAULT_MAX_PENDING_BODY_BYTES,
+  DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+} from "../runtime/options.js";
 
 export interface RequestLimits {
   /** A request's headers must arrive within this (ms). Default 10 s (at most the request timeout). */
@@ -17,10 +23,10 @@ export interface RequestLimits {
 }
 
 export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  maxPendingBodyBytes: 64 * 1024 * 1024,
-  maxPendingBodyBytesPerPrincipal: 16 * 1024 * 1024,
+  headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_SECONDS * 1000,
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_SECONDS * 1000,
+  maxPendingBodyBytes: DEFAULT_MAX_PENDING_BODY_BYTES,
+  maxPendingBodyBytesPerPrincipal: DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL,
 };
 
 /** Node's server options enforcing the timeouts. It checks them every connectionsCheckingInterval (30 s by default). */

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { stackOf } from "../catalog/errors.js";
 import { type AuthConfig, createEndpointAuth } from "./auth.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../runtime/options.js";
 import { BodyBudget, DEFAULT_REQUEST_LIMITS, type RequestLimits, timeoutOptions } from "./bodies.js";
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
@@ -58,7 +59,7 @@ export interface HttpHandle {
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
-  const { host = "127.0.0.1", port = 3000, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
+  const { host = DEFAULT_HOST, port = DEFAULT_PORT, graceMs = 10_000, maxBodyBytes = MAX_BODY_BYTES } = options;
   // Every line bounded, refusals summarised past the first few (log-lines.ts): clients decide nothing of its size.
   const log = boundedLog(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
   const authenticated = options.auth !== undefined;

@@ -15,6 +15,7 @@ import { messageOf, stackOf } from "../catalog/errors.js";
 import { formatDuration } from "../runtime/durations.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { toolPage } from "./pages.js";
 
@@ -104,8 +105,7 @@ export function createMcpServer({
   return server;
 }
 
-/** How long a human has to answer an approval request when the request names no timeout. */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+export { DEFAULT_APPROVAL_TIMEOUT_MS };
 // setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24.8 days).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Arguments longer than this (as indented JSON) are cut in the approval message. */

@@ -4,6 +4,8 @@
 // refused with a wait to retry after. With endpoint auth the cap is also per verified principal, so one token
 // cannot take every slot.
 
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, DEFAULT_SESSION_IDLE_SECONDS } from "../runtime/options.js";
+
 export interface SessionLimits {
   /** A session with no request open for this long is closed (ms). Default 30 minutes. */
   idleTimeoutMs?: number;
@@ -14,9 +16,9 @@ export interface SessionLimits {
 }
 
 export const DEFAULT_SESSION_LIMITS: Required<SessionLimits> = {
-  idleTimeoutMs: 30 * 60_000,
-  maxSessions: 1_000,
-  maxSessionsPerPrincipal: 100,
+  idleTimeoutMs: DEFAULT_SESSION_IDLE_SECONDS * 1000,
+  maxSessions: DEFAULT_MAX_SESSIONS,
+  maxSessionsPerPrincipal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
 };
 
 /** One session's place in the table, from its `initialize` until it closes. */
