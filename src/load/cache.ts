@@ -1,0 +1,165 @@
+// The catalog cache: a catalog built once is kept in the user's cache directory (cache-dir.ts) and used again
+// while its sources, what they read, the options and our code are unchanged (cache-key.ts). GitHub's spec then
+// starts in a fraction of the time: no parsing, conversion or listing. An entry is input like any other: one
+// that is cut, altered, foreign or stale is ignored and the catalog built again (cache-entry.ts); a cache that
+// cannot be read or written is no error, just no cache. The loader itself is imported only when it has to run.
+
+import { randomBytes } from "node:crypto";
+import { readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Catalog } from "../catalog/types.js";
+import { isUrl } from "../catalog/url.js";
+import type { Environment } from "../catalog/variables.js";
+import { cacheDirectory, prepareCacheDirectory } from "./cache-dir.js";
+import { decodeEntry, type Entry, type EntryHeader, encodeEntry } from "./cache-entry.js";
+import { cacheKey, type KeyedSource } from "./cache-key.js";
+import { readSource, type SourceText } from "./read.js";
+import { digestOf, type ReadLog, recordReads } from "./reads.js";
+import type { LoadOptions } from "./sources.js";
+
+export interface CacheOptions {
+  /** Use the cache (default: on). */
+  cache?: boolean;
+  /** The directory (default: the user's cache directory, see cache-dir.ts). */
+  cacheDir?: string;
+  /** Told why an entry is not used or not written (the CLI shows it with --debug). */
+  cacheLog?: (line: string) => void;
+}
+
+export interface CatalogLoad {
+  catalog: Catalog;
+  /** The catalog came from the cache. */
+  fromCache: boolean;
+  /** Each tool's tools/list entry as JSON (output schemas advertised), in the catalog's order, when cached. */
+  listing?: Buffer[];
+  /** Writes the entry, with the listing when given; does nothing when there is nothing new to keep. */
+  keep(listing?: readonly string[]): Promise<void>;
+}
+
+export async function loadCatalogCached(sources: string | string[], options: LoadOptions & CacheOptions = {}): Promise<CatalogLoad> {
+  const { cache, cacheDir, cacheLog, ...load } = options;
+  const dir = cache === false ? undefined : (cacheDir ?? cacheDirectory());
+  const given = typeof sources === "string" ? [sources] : sources;
+  const read = dir ? await readSources(given, load) : undefined;
+  if (!dir || !read) return { catalog: await (await import("./index.js")).loadCatalog(sources, load), fromCache: false, keep: async () => {} };
+  const env = load.env ?? process.env;
+  // What --auth checks in the environment, checked on every start as an uncached load would.
+  if (load.upstreamAuth) new (await import("./auth-sources.js")).GivenAuth({ env, options: load.upstreamAuth });
+  const { key, identity } = cacheKey({ sources: read.keyed, options: load });
+  const file = join(dir, `${identity}.${key}.catalog`);
+  const found = await lookUp({ file, key, env, log: cacheLog });
+  const write = (header: EntryHeader, catalog: Catalog, listing?: readonly string[]): Promise<void> =>
+    writeEntry({ dir, file, prefix: `${identity}.`, bytes: encodeEntry({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog });
+  if (found) {
+    cacheLog?.(`catalog cache: using ${file}`);
+    const { header, catalog, listing } = found;
+    return { catalog, fromCache: true, ...(listing ? { listing } : {}), keep: async (more) => (listing || !more ? undefined : write(header, catalog, more)) };
+  }
+  const log: ReadLog = { given: read.given, read: [] };
+  const recorder = recordingEnv(env);
+  const catalog = await recordReads(log, async () => (await import("./index.js")).loadCatalog(sources, { ...load, env: recorder.env }));
+  const why = log.read.some((r) => r.remote) ? "it read URLs besides its sources" : recorder.enumerated ? "it looked through the whole environment" : undefined;
+  // Credential variables are never read for their values at load (--auth only checks they are set, above).
+  const credentialVars = new Set(JSON.stringify(catalog.credentials).match(/(?<="env":")[^"]+/g) ?? []);
+  const header: EntryHeader = {
+    key,
+    reads: log.read.map(({ location, digest }) => ({ location, digest })),
+    env: [...recorder.read].filter(([name]) => !credentialVars.has(name)).map(([name, value]) => ({ name, digest: value === undefined ? null : digestOf(value) })),
+  };
+  let kept = false;
+  return {
+    catalog,
+    fromCache: false,
+    keep: async (listing) => {
+      if (why) {
+        cacheLog?.(`catalog cache: not keeping the catalog: ${why}`);
+        return;
+      }
+      if (kept && !listing) return;
+      kept = true;
+      await write(header, catalog, listing);
+    },
+  };
+}
+
+/** Each source's bytes, read as the loader reads them; undefined when one cannot be (the loader says why). */
+async function readSources(given: string[], options: LoadOptions): Promise<{ keyed: KeyedSource[]; given: Map<string, SourceText> } | undefined> {
+  const keyed: KeyedSource[] = [];
+  const texts = new Map<string, SourceText>();
+  for (const source of given) {
+    const text = await readSource(source, options.allowInsecureHttp ? { allowInsecureHttp: true } : {}).catch(() => undefined);
+    if (!text) return undefined;
+    // Where the loader looks for it (reads.ts): the URL as given, or the file's absolute path.
+    const location = isUrl(source) ? source : text.location;
+    texts.set(location, text);
+    keyed.push({ given: source, location, digest: digestOf(text.bytes) });
+  }
+  return { keyed, given: texts };
+}
+
+async function lookUp({ file, key, env, log }: { file: string; key: string; env: Environment; log?: ((line: string) => void) | undefined }): Promise<Entry | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch {
+    return undefined;
+  }
+  const unused = (why: string): undefined => {
+    log?.(`catalog cache: ${file} not used: ${why}`);
+    return undefined;
+  };
+  const entry = decodeEntry({ bytes, key });
+  if ("problem" in entry) return unused(entry.problem);
+  for (const { location, digest } of entry.header.reads) {
+    const now = await readFile(location).then(digestOf, () => undefined);
+    if (now !== digest) return unused(`${location} changed`);
+  }
+  for (const { name, digest } of entry.header.env) {
+    const value = env[name];
+    if ((value === undefined ? null : digestOf(value)) !== digest) return unused(`\${${name}} changed`);
+  }
+  return entry;
+}
+
+/** Written whole or not at all: to a file of its own, then renamed over the entry. Older entries for the same sources go. */
+async function writeEntry({ dir, file, prefix, bytes, log }: { dir: string; file: string; prefix: string; bytes: Buffer; log?: ((line: string) => void) | undefined }): Promise<void> {
+  const problem = prepareCacheDirectory(dir);
+  if (problem) {
+    log?.(`catalog cache: not used: ${problem}`);
+    return;
+  }
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeFile(temporary, bytes, { mode: 0o600, flag: "wx" });
+    await rename(temporary, file);
+    for (const name of await readdir(dir)) {
+      if (name.startsWith(prefix) && name.endsWith(".catalog") && join(dir, name) !== file) await rm(join(dir, name), { force: true });
+    }
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {});
+    log?.(`catalog cache: could not write ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** The environment, noting each variable read and whether it was looked through as a whole. */
+function recordingEnv(env: Environment): { env: Environment; read: Map<string, string | undefined>; enumerated: boolean } {
+  const record = { read: new Map<string, string | undefined>(), enumerated: false };
+  const proxy = new Proxy(env, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as string | undefined;
+      if (typeof name === "string" && !record.enumerated) record.read.set(name, value);
+      return value;
+    },
+    ownKeys(target) {
+      record.enumerated = true;
+      return Reflect.ownKeys(target);
+    },
+  });
+  return {
+    env: proxy,
+    read: record.read,
+    get enumerated() {
+      return record.enumerated;
+    },
+  };
+}
