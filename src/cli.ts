@@ -10,8 +10,9 @@ import { examplesHelp } from "./cli-examples.js";
 import { listingOverBudget, TOKEN_BUDGET } from "./inspect/budget.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
+import type { Catalog } from "./catalog/types.js";
+import { type CacheOptions, loadCatalogCached } from "./load/cache.js";
 import type { LoadOptions } from "./load/index.js";
-import { loadCatalog } from "./load/index.js";
 import type { OutputValidation } from "./runtime/types.js";
 import type { AuthConfig } from "./server/index.js";
 import type { EngineSetupOptions } from "./setup.js";
@@ -27,6 +28,8 @@ interface SourceFlags {
   allowInsecureHttp?: boolean;
   auth: string[];
   serverVar: Array<[string, string]>;
+  /** false with --no-cache. */
+  cache: boolean;
 }
 
 interface RuntimeFlags {
@@ -127,7 +130,8 @@ function withSourceOptions(command: Command): Command {
       collect,
       [],
     )
-    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, []);
+    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, [])
+    .option("--no-cache", "build the catalog afresh, without reading or writing the catalog cache");
 }
 
 function serverVariable(value: string, previous: Array<[string, string]>): Array<[string, string]> {
@@ -148,8 +152,10 @@ function portNumber(value: string): number {
   return number;
 }
 
-function loadOptions(flags: SourceFlags): LoadOptions {
+function loadOptions(flags: SourceFlags): LoadOptions & CacheOptions {
   return {
+    ...(flags.cache === false ? { cache: false } : {}),
+    ...(process.argv.includes("--debug") ? { cacheLog: (line: string) => process.stderr.write(`openapi-mcp: ${line}\n`) } : {}),
     ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     include: flags.include,
     exclude: flags.exclude,
@@ -159,6 +165,13 @@ function loadOptions(flags: SourceFlags): LoadOptions {
     ...(flags.serverVar.length > 0 ? { serverVariables: Object.fromEntries(flags.serverVar) } : {}),
     progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
   };
+}
+
+/** The catalog, from the cache when it holds it, kept there when not. */
+async function load(sources: string | string[], options: LoadOptions & CacheOptions): Promise<Catalog> {
+  const loaded = await loadCatalogCached(sources, options);
+  await loaded.keep();
+  return loaded.catalog;
 }
 
 function version(): string {
@@ -191,7 +204,7 @@ export async function main(argv: string[]): Promise<number> {
       .argument("<source...>", "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs")
       .option("--json", "print the report as JSON"),
   ).action(async (sources: string[], flags: SourceFlags & { json?: boolean }) => {
-    const report = inspectCatalog(await loadCatalog(sources, loadOptions(flags)));
+    const report = inspectCatalog(await load(sources, loadOptions(flags)));
     out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (report.errors.length > 0) exitCode = EXIT_USER_ERROR;
   });
@@ -203,7 +216,7 @@ export async function main(argv: string[]): Promise<number> {
       .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
       .option("--strict", "also exit 1 on warnings (for CI)"),
   ).action(async (source: string, flags: SourceFlags & { strict?: boolean }) => {
-    const report = inspectCatalog(await loadCatalog(source, { ...loadOptions(flags), checkConformance: true }));
+    const report = inspectCatalog(await load(source, { ...loadOptions(flags), checkConformance: true }));
     out(renderReport(report, { tools: false, perKind: VALIDATE_PER_KIND }));
     const { errors, warnings } = report;
     const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
@@ -330,7 +343,7 @@ export async function main(argv: string[]): Promise<number> {
       .option("--name <package-name>", "the npm package name (default: from the API's title)")
       .option("--force", "overwrite generated files you edited, or write into a directory openapi-mcp did not create"),
   ).action(async (source: string, flags: SourceFlags & { out: string; name?: string; force?: boolean }) => {
-    const catalog = await loadCatalog(source, loadOptions(flags));
+    const catalog = await load(source, loadOptions(flags));
     const errors = catalog.diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
       out(renderReport(inspectCatalog(catalog), { tools: false }));

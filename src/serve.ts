@@ -4,10 +4,15 @@
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
-import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
+import type { ServeMode } from "./runtime/dynamic.js";
 import { defined } from "./runtime/start.js";
-import { type AddressOptionNames, type AuthConfig, type RequestLimits, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
+import type { ToolProvider } from "./runtime/types.js";
+import { servedListing } from "./serve-listing.js";
+import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
+
+/** How long after start the catalog is written to the cache: after a client's first requests, as a rule. */
+const KEEP_AFTER_MS = 1_000;
 
 export interface ServeOptions extends EngineSetupOptions {
   transport?: "stdio" | "http";
@@ -40,17 +45,29 @@ export interface RunningServer {
 
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { catalog, engine, settings } = await setUpEngine(sources, { ...options, log });
+  const { catalog, engine, settings, load } = await setUpEngine(sources, { ...options, log });
   const mode = options.mode ?? settings?.mode ?? "tools";
-  const provider = mode === "dynamic" ? new DynamicProvider({ engine, catalog }) : engine;
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
-  // Tools mode: what every client pays up front, said once at start (the listing is built now and kept for tools/list).
-  const { advice } = servedBudget({ listed: engine.listTools(), tools: catalog.tools });
-  if (advice && mode === "tools") log(`openapi-mcp: ${advice}`);
+  let provider: ToolProvider;
+  // Kept in the cache once the server has answered (a client waits for nothing it does not need).
+  let keep = (): Promise<void> => load.keep();
+  if (mode === "dynamic") {
+    provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
+  } else {
+    // What every client pays up front, said once at start (the listing is built now and kept for tools/list).
+    const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
+    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
+    provider = served.provider;
+    if (served.whole) keep = () => load.keep(served.whole);
+    const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
+    if (advice) log(`openapi-mcp: ${advice}`);
+  }
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
+  const kept = keepSoon(keep);
   if (options.transport === "http") {
+    const { serveHttp } = await import("./server/index.js");
     const sessions = sessionLimits({ given: options.sessions, settings });
     const requests = requestLimits({ given: options.requests, settings });
     const handle = await serveHttp({
@@ -67,10 +84,25 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
       ...(options.auth ? { auth: options.auth.type === "oauth" && options.allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
-    return { catalog, mode, url: handle.url, close: () => handle.close() };
+    return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
   }
+  const { serveStdio } = await import("./server/stdio.js");
   const handle = await serveStdio({ provider, name, version, log });
-  return { catalog, mode, close: () => handle.close(), closed: handle.closed };
+  return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
+}
+
+/**
+ * Runs `keep` shortly after start, once the first answers are out, or at once when the server closes first;
+ * the returned function settles when it has run.
+ */
+function keepSoon(keep: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  const run = (): Promise<void> => {
+    done ??= keep().catch(() => {});
+    return done;
+  };
+  setTimeout(run, KEEP_AFTER_MS).unref();
+  return run;
 }
 
 /** The session limits given, each falling back to the settings file's. */

@@ -2,14 +2,13 @@
 // is registered once as a schema of its own and each tool's schemas are compiled on first use, then cached: a
 // 1,000-tool server pays only for the tools that are called.
 
-import type { CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv2020, CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { compileLinear } from "../catalog/schema/pattern.js";
 import type { JsonSchema, Tool } from "../catalog/types.js";
 
-// ajv-formats is CommonJS with a default export that ESM sees nested.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+// Ajv is loaded at the first check, not with the engine: a server answers tools/list without it.
+const load = createRequire(import.meta.url);
 const DEFINITION_PREFIX = "urn:openapi-mcp:def:";
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 
@@ -24,22 +23,35 @@ export interface Mismatch {
 const UNCHECKABLE: Mismatch = { pointer: "", message: "cannot be checked: the schema's chain of $refs is too long for this server", uncheckable: true };
 
 export class Validator {
-  private readonly ajv: Ajv2020;
+  private instance: Ajv2020 | undefined;
+  private readonly definitions: Record<string, JsonSchema>;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly uncompilable = new Set<string>();
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
+    this.definitions = definitions;
+  }
+
+  /** Made at the first check: registering GitHub's 600 definitions takes ~150 ms a server need not spend to start. */
+  private get ajv(): Ajv2020 {
+    if (this.instance) return this.instance;
     // ownProperties: an argument or field named `constructor` or `toString` is looked up on the value itself, not
     // found on Object.prototype (which made an omitted optional `constructor` "must be string").
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, ownProperties: true, code: { regExp: linearRegExp } });
-    addFormats(this.ajv);
+    const { Ajv2020 } = load("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    // ajv-formats is CommonJS with a default export that ESM sees nested.
+    const formats = load("ajv-formats") as { default?: unknown };
+    const addFormats = (formats.default ?? formats) as (ajv: Ajv2020) => void;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, inlineRefs: false, ownProperties: true, code: { regExp: linearRegExp } });
+    addFormats(ajv);
     // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
-    this.ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
-    this.ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
-    for (const format of ["float", "double", "byte", "binary", "password"]) this.ajv.addFormat(format, true);
-    for (const [key, definition] of Object.entries(definitions)) {
-      this.ajv.addSchema(typeof definition === "boolean" ? definition : shared(definition), DEFINITION_PREFIX + key);
+    ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
+    ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
+    for (const format of ["float", "double", "byte", "binary", "password"]) ajv.addFormat(format, true);
+    for (const [key, definition] of Object.entries(this.definitions)) {
+      ajv.addSchema(typeof definition === "boolean" ? definition : shared(definition), DEFINITION_PREFIX + key);
     }
+    this.instance = ajv;
+    return ajv;
   }
 
   /** Mismatches of a tool's arguments with its input schema; empty when they are valid. */

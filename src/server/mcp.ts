@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
-import { toolPage } from "./pages.js";
+import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
 export interface McpServerOptions {
   provider: ToolProvider;
@@ -62,9 +62,12 @@ export function createMcpServer({
   // pages when it is large (pages.ts).
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const cursor = request.params?.cursor;
-    const page = toolPage({ tools: provider.listTools(), ...(cursor !== undefined ? { cursor } : {}) });
+    const listing = provider.listingJson?.();
+    const at = cursor !== undefined ? { cursor } : {};
+    const page = listing ? jsonToolPage({ listing, tools: () => provider.listTools(), ...at }) : toolPage({ tools: provider.listTools(), ...at });
     if (!page) throw new RpcError({ code: ErrorCode.InvalidParams, message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)" });
-    return { ...page };
+    // A page serialized already is returned as it is: the stdio transport sends its JSON (pages.ts).
+    return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -3,10 +3,12 @@
 
 import type { Readable, Writable } from "node:stream";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolProvider } from "../runtime/types.js";
 import { CallTracker } from "./calls.js";
 import { boundedLog } from "./log-lines.js";
 import { createMcpServer } from "./mcp.js";
+import { rawJson } from "./pages.js";
 
 export interface StdioOptions {
   provider: ToolProvider;
@@ -44,7 +46,7 @@ export async function serveStdio({
   const log = boundedLog(write);
   const calls = new CallTracker();
   const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new ListingTransport(stdin, stdout);
   const restoreConsole = stdout === process.stdout ? rerouteConsole() : () => {};
 
   let markClosed = (): void => {};
@@ -81,6 +83,27 @@ export async function serveStdio({
   });
   await server.connect(transport);
   return { close, closed };
+}
+
+/** The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again. */
+class ListingTransport extends StdioServerTransport {
+  constructor(
+    stdin: Readable,
+    private readonly out: Writable,
+  ) {
+    super(stdin, out);
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    const raw = "result" in message ? rawJson(message.result) : undefined;
+    if (raw === undefined || !("id" in message)) return super.send(message);
+    // What JSON.stringify(message) gives: the SDK's response is { result, jsonrpc, id }.
+    const line = `{"result":${raw},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}\n`;
+    return new Promise((resolve) => {
+      if (this.out.write(line)) resolve();
+      else this.out.once("drain", resolve);
+    });
+  }
 }
 
 /** Sends console.log/info/debug to stderr until the returned function restores them. */
