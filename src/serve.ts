@@ -11,8 +11,8 @@ import { servedListing } from "./serve-listing.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
-/** How long after start the catalog is written to the cache: after a client's first requests, as a rule. */
-const KEEP_AFTER_MS = 1_000;
+/** When what the first answers do not need runs, if no client has listed the tools by then. */
+const LATER_MS = 1_000;
 
 export interface ServeOptions extends EngineSetupOptions {
   transport?: "stdio" | "http";
@@ -50,22 +50,26 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
   let provider: ToolProvider;
-  // Kept in the cache once the server has answered (a client waits for nothing it does not need).
-  let keep = (): Promise<void> => load.keep();
+  // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
+  // cache come once it has listed the tools.
+  const after = later();
   if (mode === "dynamic") {
     provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
+    after.add(() => load.keep());
   } else {
-    // What every client pays up front, said once at start (the listing is built now and kept for tools/list).
+    // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
     const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
-    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
+    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas, onListed: after.soon });
     provider = served.provider;
-    if (served.whole) keep = () => load.keep(served.whole);
-    const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
-    if (advice) log(`openapi-mcp: ${advice}`);
+    after.add(() => {
+      const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
+      if (advice) log(`openapi-mcp: ${advice}`);
+    });
+    after.add(() => load.keep(served.whole));
   }
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
-  const kept = keepSoon(keep);
+  const kept = after.run;
   if (options.transport === "http") {
     const { serveHttp } = await import("./server/index.js");
     const sessions = sessionLimits({ given: options.sessions, settings });
@@ -92,17 +96,20 @@ export async function serve(sources: string | string[], options: ServeOptions = 
 }
 
 /**
- * Runs `keep` shortly after start, once the first answers are out, or at once when the server closes first;
- * the returned function settles when it has run.
+ * Tasks run once: just after the first listing was answered (`soon`), LATER_MS after start at the latest, or when
+ * the server closes first; `run` settles when they have run.
  */
-function keepSoon(keep: () => Promise<void>): () => Promise<void> {
+function later(): { add(task: () => void | Promise<void>): void; soon(): void; run(): Promise<void> } {
+  const tasks: Array<() => void | Promise<void>> = [];
   let done: Promise<void> | undefined;
   const run = (): Promise<void> => {
-    done ??= keep().catch(() => {});
+    done ??= (async () => {
+      for (const task of tasks) await Promise.resolve().then(task).catch(() => {});
+    })();
     return done;
   };
-  setTimeout(run, KEEP_AFTER_MS).unref();
-  return run;
+  setTimeout(run, LATER_MS).unref();
+  return { add: (task) => void tasks.push(task), soon: () => void setTimeout(run, 0), run };
 }
 
 /** The session limits given, each falling back to the settings file's. */

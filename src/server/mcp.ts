@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
+import { CAPABILITIES } from "./early.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
 export interface McpServerOptions {
@@ -54,8 +55,8 @@ export function createMcpServer({
   const server = new Server(
     { name, version },
     // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
-    // expect of any server; the SDK answers logging/setLevel itself.
-    { capabilities: { tools: { listChanged: false }, logging: {} }, ...(instructions ? { instructions } : {}) },
+    // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts).
+    { capabilities: structuredClone(CAPABILITIES), ...(instructions ? { instructions } : {}) },
   );
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
