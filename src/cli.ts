@@ -155,7 +155,10 @@ function portNumber(value: string): number {
 function loadOptions(flags: SourceFlags): LoadOptions & CacheOptions {
   return {
     ...(flags.cache === false ? { cache: false } : {}),
-    ...(process.argv.includes("--debug") ? { cacheLog: (line: string) => process.stderr.write(`openapi-mcp: ${line}\n`) } : {}),
+    // With --debug every reason an entry is not used or kept; without, once, that the cache cannot be written.
+    ...(process.argv.includes("--debug")
+      ? { cacheLog: (line: string) => process.stderr.write(`openapi-mcp: ${line}\n`) }
+      : { cacheWarn: (line: string) => process.stderr.write(`openapi-mcp: warning: ${line} (--no-cache skips it)\n`) }),
     ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     include: flags.include,
     exclude: flags.exclude,

@@ -24,6 +24,8 @@ export interface CacheOptions {
   cacheDir?: string;
   /** Told why an entry is not used or not written (the CLI shows it with --debug). */
   cacheLog?: (line: string) => void;
+  /** Told, once a process, that the cache cannot be written (the CLI warns; the catalog is served all the same). */
+  cacheWarn?: (line: string) => void;
 }
 
 export interface CatalogLoad {
@@ -37,7 +39,7 @@ export interface CatalogLoad {
 }
 
 export async function loadCatalogCached(sources: string | string[], options: LoadOptions & CacheOptions = {}): Promise<CatalogLoad> {
-  const { cache, cacheDir, cacheLog, ...load } = options;
+  const { cache, cacheDir, cacheLog, cacheWarn, ...load } = options;
   const dir = cache === false ? undefined : (cacheDir ?? cacheDirectory());
   const given = typeof sources === "string" ? [sources] : sources;
   const read = dir ? await readSources(given, load) : undefined;
@@ -49,7 +51,7 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
   const file = join(dir, `${identity}.${key}.catalog`);
   const found = await lookUp({ file, key, env, log: cacheLog });
   const write = (header: EntryHeader, catalog: Catalog, listing?: readonly string[]): Promise<void> =>
-    writeEntry({ dir, file, prefix: `${identity}.`, bytes: encodeEntry({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog });
+    writeEntry({ dir, file, prefix: `${identity}.`, bytes: encodeEntry({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog, warn: cacheWarn });
   if (found) {
     cacheLog?.(`catalog cache: using ${file}`);
     const { header, catalog, listing } = found;
@@ -121,11 +123,32 @@ async function lookUp({ file, key, env, log }: { file: string; key: string; env:
   return entry;
 }
 
+let warned = false;
+
 /** Written whole or not at all: to a file of its own, then renamed over the entry. Older entries for the same sources go. */
-async function writeEntry({ dir, file, prefix, bytes, log }: { dir: string; file: string; prefix: string; bytes: Buffer; log?: ((line: string) => void) | undefined }): Promise<void> {
+async function writeEntry({
+  dir,
+  file,
+  prefix,
+  bytes,
+  log,
+  warn,
+}: {
+  dir: string;
+  file: string;
+  prefix: string;
+  bytes: Buffer;
+  log?: ((line: string) => void) | undefined;
+  warn?: ((line: string) => void) | undefined;
+}): Promise<void> {
+  const unusable = (line: string): void => {
+    log?.(line);
+    if (warn && !warned) warn(line);
+    warned = true;
+  };
   const problem = prepareCacheDirectory(dir);
   if (problem) {
-    log?.(`catalog cache: not used: ${problem}`);
+    unusable(`catalog cache: not used: ${problem}`);
     return;
   }
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
@@ -137,7 +160,7 @@ async function writeEntry({ dir, file, prefix, bytes, log }: { dir: string; file
     }
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => {});
-    log?.(`catalog cache: could not write ${file}: ${(error as Error).message}`);
+    unusable(`catalog cache: could not write ${file}: ${(error as Error).message}`);
   }
 }
 

@@ -47,9 +47,9 @@ async function listing(args: string[], env: Record<string, string> = {}): Promis
     pages.push(line.replace(/"id":\d+/, '"id":0'));
     cursor = (JSON.parse(line) as { result: { nextCursor?: string } }).result.nextCursor;
   } while (cursor !== undefined);
-  const stderr = peer.stderr();
+  // Read once the server is gone: what follows the first answers (the budget line, a cache warning) is in.
   await peer.close();
-  return { pages, stderr };
+  return { pages, stderr: peer.stderr() };
 }
 
 /** An API whose listing takes two pages (≈ 6 MB): 1,500 operations with long descriptions. */
@@ -137,14 +137,25 @@ describe("the cache on the command line", () => {
     expect(entries()).toHaveLength(1);
   });
 
-  it("that cannot be written changes nothing but the time; --debug says why", async () => {
+  it("that cannot be written changes nothing but one warning; --debug says why", async () => {
     const fresh = await runCli(["inspect", PETSTORE, "--no-cache"]);
     const blocked = join(work, "not-a-directory");
     writeFileSync(blocked, "");
-    expect(await runCli(["inspect", PETSTORE], { env: { XDG_CACHE_HOME: blocked } })).toEqual(fresh);
+    const run = await runCli(["inspect", PETSTORE], { env: { XDG_CACHE_HOME: blocked } });
+    expect({ ...run, stderr: "" }).toEqual({ ...fresh, stderr: "" });
+    expect(run.stderr.replace(fresh.stderr, "")).toMatch(/^openapi-mcp: warning: catalog cache: not used: .*not-a-directory.* \(--no-cache skips it\)\n$/);
     const debug = await runCli(["inspect", PETSTORE, "--debug"], { env: { XDG_CACHE_HOME: blocked } });
     expect(debug.code).toBe(0);
     expect(debug.stderr).toMatch(/^openapi-mcp: catalog cache: not used: .*not-a-directory/m);
+  });
+
+  it("that cannot be written does not stop a server: it serves what a fresh start serves and warns once", async () => {
+    const blocked = join(work, "not-a-directory");
+    writeFileSync(blocked, "");
+    const fresh = await listing([PETSTORE, "--no-cache"]);
+    const served = await listing([PETSTORE], { XDG_CACHE_HOME: blocked });
+    expect(served.pages).toEqual(fresh.pages);
+    expect(served.stderr.match(/warning: catalog cache/g)).toHaveLength(1);
   });
 
   it("filled by several starts at once holds one whole entry", async () => {
