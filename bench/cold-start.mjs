@@ -99,8 +99,12 @@ console.log("|---|---|---|---|---|---|---|");
 for (const [name, list] of results) {
   console.log(`| ${name} | ${cell(list, "initialize", "ms")} | ${cell(list, "list", "ms")} | ${cell(list, "total", "ms")} | ${cell(list, "rss", "MB")} | ${(median(list.map((r) => r.bytes)) / 2 ** 20).toFixed(1)} MB | ${median(list.map((r) => r.tools))} |`);
 }
+// The targets (issue 12), as ratios to the peer measured in the same run: the machine is noisy, the ratio less so.
 const peer = median(results.get(subjects[0].name).map((r) => r.total));
-for (const subject of subjects.slice(1)) {
-  const ours = median(results.get(subject.name).map((r) => r.total));
-  console.log(`${subject.name}: total ${(ours / peer).toFixed(2)}× the peer's`);
-}
+const ratio = (name) => median(results.get(name).map((r) => r.total)) / peer;
+const met = (ok) => (ok ? "met" : "NOT met");
+const first = ratio(subjects[1].name);
+const firstRss = median(results.get(subjects[1].name).map((r) => r.rss));
+const later = ratio(subjects[2].name);
+console.log(`\n${subjects[1].name}: total ${first.toFixed(2)}× the peer's (target ≤ 1.0×: ${met(first <= 1)}); peak RSS ${Math.round(firstRss)} MB (target ≤ 100 MB: ${met(firstRss <= 100)})`);
+console.log(`${subjects[2].name}: total ${later.toFixed(2)}× the peer's (target ≤ 0.5×: ${met(later <= 0.5)})`);
