@@ -4,6 +4,7 @@
 // server can send them as they are. An entry that is cut, altered, of another format, for another key or not of
 // a catalog's shape is refused with the reason; the caller builds the catalog again.
 
+import { createHash } from "node:crypto";
 import type { Catalog } from "../catalog/types.js";
 import { catalogProblem } from "./catalog-shape.js";
 import { digestOf } from "./reads.js";
@@ -26,9 +27,15 @@ export interface Entry {
   listing?: Buffer[];
 }
 
-export function encodeEntry({ header, catalog, listing }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Buffer {
-  const body = Buffer.from([JSON.stringify({ ...header, listing: listing !== undefined }), JSON.stringify(catalog), ...(listing ?? [])].join("\n"));
-  return Buffer.concat([Buffer.from(`${MAGIC} ${digestOf(body)}\n`), body]);
+/**
+ * The entry's bytes, in pieces to be written one after another: the catalog's JSON and the listing are not joined
+ * into one more copy of themselves (GitHub's entry is 8 MB), and the digest is taken piece by piece.
+ */
+export function encodeEntry({ header, catalog, listing = [] }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Buffer[] {
+  const body = [JSON.stringify({ ...header, listing: listing.length > 0 }), JSON.stringify(catalog), ...listing].map((line, i) => Buffer.from(i === 0 ? line : `\n${line}`));
+  const hash = createHash("sha256");
+  for (const piece of body) hash.update(piece);
+  return [Buffer.from(`${MAGIC} ${hash.digest("hex")}\n`), ...body];
 }
 
 /** The entry in `bytes`, or why it cannot be used. */

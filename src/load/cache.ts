@@ -5,7 +5,7 @@
 // cannot be read or written is no error, just no cache. The loader itself is imported only when it has to run.
 
 import { randomBytes } from "node:crypto";
-import { readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { open, readFile, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
@@ -137,7 +137,7 @@ async function writeEntry({
   dir: string;
   file: string;
   prefix: string;
-  bytes: Buffer;
+  bytes: Buffer[];
   log?: ((line: string) => void) | undefined;
   warn?: ((line: string) => void) | undefined;
 }): Promise<void> {
@@ -153,7 +153,14 @@ async function writeEntry({
   }
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   try {
-    await writeFile(temporary, bytes, { mode: 0o600, flag: "wx" });
+    const handle = await open(temporary, "wx", 0o600);
+    try {
+      const { bytesWritten } = await handle.writev(bytes);
+      const size = bytes.reduce((sum, piece) => sum + piece.length, 0);
+      if (bytesWritten !== size) throw new Error(`${bytesWritten} of ${size} bytes written`);
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, file);
     for (const name of await readdir(dir)) {
       if (name.startsWith(prefix) && name.endsWith(".catalog") && join(dir, name) !== file) await rm(join(dir, name), { force: true });
