@@ -17,20 +17,7 @@ export interface ServedListing {
  * The engine's listing as JSON: from `cached` (every tool's entry with output schemas, in the catalog's order)
  * when output schemas are listed, else from the engine. Hidden tools are left out either way.
  */
-export function servedListing({
-  engine,
-  catalog,
-  cached,
-  outputSchemas,
-  onListed = () => {},
-}: {
-  engine: Engine;
-  catalog: Catalog;
-  cached?: Buffer[];
-  outputSchemas: boolean;
-  /** Told when the listing is first asked for. */
-  onListed?: () => void;
-}): ServedListing {
+export function servedListing({ engine, catalog, cached, outputSchemas }: { engine: Engine; catalog: Catalog; cached?: Buffer[]; outputSchemas: boolean }): ServedListing {
   if (cached && outputSchemas) {
     const listed = catalog.tools.flatMap((tool, i) => (engine.hasTool(tool.name) ? [i] : []));
     const listing = { names: listed.map((i) => catalog.tools[i]!.name), texts: listed.map((i) => cached[i]!.toString("utf8")) };
@@ -39,42 +26,28 @@ export function servedListing({
       parsed ??= listing.texts.map((text) => JSON.parse(text) as ServedTool);
       return parsed;
     };
-    return { provider: new ListedProvider({ engine, listing, listTools: parse, onListed }), listing };
+    return { provider: new ListedProvider({ engine, listing, listTools: parse }), listing };
   }
   const entries = engine.listTools();
   const listing = { names: entries.map((entry) => entry.name), texts: entries.map((entry) => JSON.stringify(entry)) };
   const whole = outputSchemas && entries.length === catalog.tools.length ? listing.texts : undefined;
-  return { provider: new ListedProvider({ engine, listing, listTools: () => entries, onListed }), listing, ...(whole ? { whole } : {}) };
+  return { provider: new ListedProvider({ engine, listing, listTools: () => entries }), listing, ...(whole ? { whole } : {}) };
 }
 
 /** The engine, with its listing serialized. */
 class ListedProvider implements ToolProvider {
   private readonly engine: Engine;
   private readonly listing: ListingJson;
-  private readonly list: () => ServedTool[];
-  private onListed: (() => void) | undefined;
+  readonly listTools: () => ServedTool[];
 
-  constructor({ engine, listing, listTools, onListed }: { engine: Engine; listing: ListingJson; listTools: () => ServedTool[]; onListed: () => void }) {
+  constructor({ engine, listing, listTools }: { engine: Engine; listing: ListingJson; listTools: () => ServedTool[] }) {
     this.engine = engine;
     this.listing = listing;
-    this.list = listTools;
-    this.onListed = onListed;
-  }
-
-  listTools(): ServedTool[] {
-    this.listed();
-    return this.list();
+    this.listTools = listTools;
   }
 
   listingJson(): ListingJson {
-    this.listed();
     return this.listing;
-  }
-
-  private listed(): void {
-    const told = this.onListed;
-    this.onListed = undefined;
-    told?.();
   }
 
   hasTool(name: string): boolean {

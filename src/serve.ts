@@ -11,7 +11,7 @@ import { servedListing } from "./serve-listing.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
 
-/** When what the first answers do not need runs, if no client has listed the tools by then. */
+/** When what the first answers do not need runs: once a client has had them, as a rule. */
 const LATER_MS = 1_000;
 
 export interface ServeOptions extends EngineSetupOptions {
@@ -51,7 +51,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
   let provider: ToolProvider;
   // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
-  // cache come once it has listed the tools.
+  // cache come a second after the server is up (or at close), not while the client reads the listing.
   const after = later();
   if (mode === "dynamic") {
     provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
@@ -59,7 +59,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   } else {
     // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
     const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
-    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas, onListed: after.soon });
+    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
     provider = served.provider;
     after.add(() => {
       const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
@@ -95,21 +95,24 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
 }
 
-/**
- * Tasks run once: just after the first listing was answered (`soon`), LATER_MS after start at the latest, or when
- * the server closes first; `run` settles when they have run.
- */
-function later(): { add(task: () => void | Promise<void>): void; soon(): void; run(): Promise<void> } {
+/** Tasks run once, LATER_MS from now or when the server closes first; `run` settles when they have run. */
+function later(): { add(task: () => void | Promise<void>): void; run(): Promise<void> } {
   const tasks: Array<() => void | Promise<void>> = [];
   let done: Promise<void> | undefined;
+  const timer = setTimeout(() => void run(), LATER_MS).unref();
   const run = (): Promise<void> => {
     done ??= (async () => {
       for (const task of tasks) await Promise.resolve().then(task).catch(() => {});
     })();
     return done;
   };
-  setTimeout(run, LATER_MS).unref();
-  return { add: (task) => void tasks.push(task), soon: () => void setTimeout(run, 0), run };
+  return {
+    add: (task) => void tasks.push(task),
+    run: () => {
+      clearTimeout(timer);
+      return run();
+    },
+  };
 }
 
 /** The session limits given, each falling back to the settings file's. */

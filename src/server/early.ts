@@ -1,9 +1,11 @@
 // A stdio session's first answers, written before the MCP SDK has loaded. A client that starts a server sends
-// `initialize`, then lists the tools; both answers are known without the SDK, whose imports (~110 ms) are most of
-// a start from the catalog cache. So those two are answered here and the SDK loads after. Only well-formed
-// requests of those two kinds are answered, and only until the first listing: anything else, and every line from
-// then on, goes to the SDK (stdio-session.ts), which is first handed the initialize request and notification so its
-// session holds the client's capabilities and protocol version as if it had answered (its second answer dropped).
+// `initialize`, then lists the tools; both answers are known without the SDK, whose imports (~110 ms of CPU) are
+// most of a start from the catalog cache. So those are answered here, and the SDK loads when the session is idle
+// (IDLE_MS after the last answer given here), not while the client reads the listing on the same machine, or at once when a
+// request comes that is not answered here. Only well-formed requests of those two kinds are answered here:
+// anything else, and every line from then on, goes to the SDK (stdio-session.ts), which is first handed the
+// initialize request and notification so its session holds the client's capabilities and protocol version as if
+// it had answered (its second answer dropped).
 
 import type { Readable, Writable } from "node:stream";
 import type { ListingJson } from "../runtime/types.js";
@@ -15,6 +17,9 @@ export const SUPPORTED_PROTOCOL_VERSIONS = [LATEST_PROTOCOL_VERSION, "2025-06-18
 
 /** What the server declares: tools, and `logging` so a client may set a level (the SDK answers logging/setLevel). */
 export const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+/** How long after the last answer given here the SDK takes over, if no other request came first. */
+const IDLE_MS = 300;
 
 export interface Handover {
   /** What the SDK reads first: the initialize request and notification answered here, then every line not answered. */
@@ -33,12 +38,13 @@ export interface EarlyOptions {
   listing: () => ListingJson;
 }
 
-/** Answers until the first listing or a request it does not answer; `handover` settles then (or at `finish()`). */
+/** Answers until a request it does not answer, or idle after a listing; `handover` settles then (or at `finish()`). */
 export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }: EarlyOptions): { handover: Promise<Handover>; finish(): void } {
   const replay: Buffer[] = [];
   let answered: string | number | undefined;
   let pending: Buffer[] = [];
   let done = false;
+  let idle: NodeJS.Timeout | undefined;
   let settle = (_: Handover): void => {};
   const handover = new Promise<Handover>((resolve) => {
     settle = resolve;
@@ -46,6 +52,7 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
   const finish = (ended = false): void => {
     if (done) return;
     done = true;
+    clearTimeout(idle);
     stdin.off("data", onData);
     stdin.off("end", onEnd);
     stdin.pause();
@@ -82,14 +89,15 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
       const line = Buffer.concat([...pending, chunk.subarray(from, end + 1)]);
       pending = [];
       const what = handle(line);
-      // The initialize lines are replayed to the SDK; a listing answered changes nothing in a session, so is not.
-      if (what === "initialize") replay.push(line);
-      if (what !== "initialize") {
-        if (what === undefined) pending.push(line);
-        pending.push(chunk.subarray(end + 1));
+      if (what === undefined) {
+        pending.push(line, chunk.subarray(end + 1));
         finish();
         return;
       }
+      // The initialize lines are replayed to the SDK; a listing answered changes nothing in a session, so is not.
+      if (what === "initialize") replay.push(line);
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(), IDLE_MS);
     }
     if (from < chunk.length) pending.push(chunk.subarray(from));
   };
