@@ -4,7 +4,6 @@
 // server can send them as they are. An entry that is cut, altered, of another format, for another key or not of
 // a catalog's shape is refused with the reason; the caller builds the catalog again.
 
-import { createHash } from "node:crypto";
 import type { Catalog } from "../catalog/types.js";
 import { catalogProblem } from "./catalog-shape.js";
 import { digestOf } from "./reads.js";
@@ -27,15 +26,47 @@ export interface Entry {
   listing?: Buffer[];
 }
 
+/** The entry's first line, naming the format and the digest of the rest (same length for every digest). */
+export function entryHead(digest: string): string {
+  return `${MAGIC} ${digest}\n`;
+}
+
 /**
- * The entry's bytes, in pieces to be written one after another: the catalog's JSON and the listing are not joined
- * into one more copy of themselves (GitHub's entry is 8 MB), and the digest is taken piece by piece.
+ * The rest of the entry, in pieces to be written one after another as they come: neither the catalog's JSON nor the
+ * entry is ever one string (Microsoft Graph's catalog is 76 MB of JSON).
  */
-export function encodeEntry({ header, catalog, listing = [] }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Buffer[] {
-  const body = [JSON.stringify({ ...header, listing: listing.length > 0 }), JSON.stringify(catalog), ...listing].map((line, i) => Buffer.from(i === 0 ? line : `\n${line}`));
-  const hash = createHash("sha256");
-  for (const piece of body) hash.update(piece);
-  return [Buffer.from(`${MAGIC} ${hash.digest("hex")}\n`), ...body];
+export function* entryBody({ header, catalog, listing = [] }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Generator<string> {
+  yield `${JSON.stringify({ ...header, listing: listing.length > 0 })}\n`;
+  yield* jsonPieces(catalog);
+  for (const line of listing) yield `\n${line}`;
+}
+
+/** JSON.stringify(value) in pieces: the members of its arrays and objects one by one, a level down. */
+function* jsonPieces(value: object): Generator<string> {
+  yield "{";
+  let first = true;
+  for (const [key, member] of Object.entries(value)) {
+    if (member === undefined) continue;
+    yield `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    if (Array.isArray(member)) {
+      yield "[";
+      for (const [i, item] of member.entries()) yield `${i > 0 ? "," : ""}${JSON.stringify(item) ?? "null"}`;
+      yield "]";
+    } else if (member !== null && typeof member === "object") {
+      yield "{";
+      let firstEntry = true;
+      for (const [name, item] of Object.entries(member)) {
+        if (item === undefined) continue;
+        yield `${firstEntry ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(item)}`;
+        firstEntry = false;
+      }
+      yield "}";
+    } else {
+      yield JSON.stringify(member);
+    }
+  }
+  yield "}";
 }
 
 /** The entry in `bytes`, or why it cannot be used. */

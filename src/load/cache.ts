@@ -4,14 +4,14 @@
 // that is cut, altered, foreign or stale is ignored and the catalog built again (cache-entry.ts); a cache that
 // cannot be read or written is no error, just no cache. The loader itself is imported only when it has to run.
 
-import { randomBytes } from "node:crypto";
-import { open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { type FileHandle, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Catalog } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import type { Environment } from "../catalog/variables.js";
 import { cacheDirectory, prepareCacheDirectory } from "./cache-dir.js";
-import { decodeEntry, type Entry, type EntryHeader, encodeEntry } from "./cache-entry.js";
+import { decodeEntry, type Entry, type EntryHeader, entryBody, entryHead } from "./cache-entry.js";
 import { cacheKey, type KeyedSource } from "./cache-key.js";
 import { readSource, type SourceText } from "./read.js";
 import { digestOf, type ReadLog, recordReads } from "./reads.js";
@@ -51,7 +51,7 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
   const file = join(dir, `${identity}.${key}.catalog`);
   const found = await lookUp({ file, key, env, log: cacheLog });
   const write = (header: EntryHeader, catalog: Catalog, listing?: readonly string[]): Promise<void> =>
-    writeEntry({ dir, file, prefix: `${identity}.`, bytes: encodeEntry({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog, warn: cacheWarn });
+    writeEntry({ dir, file, prefix: `${identity}.`, body: entryBody({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog, warn: cacheWarn });
   if (found) {
     cacheLog?.(`catalog cache: using ${file}`);
     const { header, catalog, listing } = found;
@@ -130,14 +130,14 @@ async function writeEntry({
   dir,
   file,
   prefix,
-  bytes,
+  body,
   log,
   warn,
 }: {
   dir: string;
   file: string;
   prefix: string;
-  bytes: Buffer[];
+  body: Iterable<string>;
   log?: ((line: string) => void) | undefined;
   warn?: ((line: string) => void) | undefined;
 }): Promise<void> {
@@ -155,9 +155,7 @@ async function writeEntry({
   try {
     const handle = await open(temporary, "wx", 0o600);
     try {
-      const { bytesWritten } = await handle.writev(bytes);
-      const size = bytes.reduce((sum, piece) => sum + piece.length, 0);
-      if (bytesWritten !== size) throw new Error(`${bytesWritten} of ${size} bytes written`);
+      await writeStreamed({ handle, body });
     } finally {
       await handle.close();
     }
@@ -169,6 +167,42 @@ async function writeEntry({
     await rm(temporary, { force: true }).catch(() => {});
     unusable(`catalog cache: could not write ${file}: ${(error as Error).message}`);
   }
+}
+
+const BATCH_BYTES = 1024 * 1024;
+
+/**
+ * The body written as it is made, after room for the first line, which is written last: its digest is of the body,
+ * known once the body is out. At no time is the entry held whole.
+ */
+async function writeStreamed({ handle, body }: { handle: FileHandle; body: Iterable<string> }): Promise<void> {
+  const hash = createHash("sha256");
+  let position = Buffer.byteLength(entryHead("0".repeat(64)));
+  let batch: Buffer[] = [];
+  let size = 0;
+  const flush = async (): Promise<void> => {
+    position += await writeAll({ handle, bytes: Buffer.concat(batch, size), position });
+    batch = [];
+    size = 0;
+  };
+  for (const piece of body) {
+    const bytes = Buffer.from(piece);
+    hash.update(bytes);
+    batch.push(bytes);
+    size += bytes.length;
+    if (size >= BATCH_BYTES) await flush();
+  }
+  await flush();
+  await writeAll({ handle, bytes: Buffer.from(entryHead(hash.digest("hex"))), position: 0 });
+}
+
+async function writeAll({ handle, bytes, position }: { handle: FileHandle; bytes: Buffer; position: number }): Promise<number> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
+    if (bytesWritten === 0) throw new Error("nothing written");
+    done += bytesWritten;
+  }
+  return bytes.length;
 }
 
 /** The environment, noting each variable read and whether it was looked through as a whole. */
