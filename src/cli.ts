@@ -303,10 +303,10 @@ export async function main(argv: string[]): Promise<number> {
     } else {
       err(`openapi-mcp: serving ${tools} over stdio\n`);
     }
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       process.once("SIGINT", resolve);
       process.once("SIGTERM", resolve);
-      running.closed?.then(resolve);
+      running.closed?.then(resolve, reject);
     });
     await running.close();
   });

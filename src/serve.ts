@@ -45,8 +45,13 @@ export interface RunningServer {
 
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { catalog, engine, settings, load } = await setUpEngine(sources, { ...options, log });
+  // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
+  const stdio = options.transport !== "http";
+  const { catalog, engine, settings, load } = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
   const mode = options.mode ?? settings?.mode ?? "tools";
+  const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
+  const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined;
+  if (!deferred) load.complete();
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${warnings === 1 ? "" : "s"} about the source; \`openapi-mcp validate\` lists them`);
   let provider: ToolProvider;
@@ -58,7 +63,6 @@ export async function serve(sources: string | string[], options: ServeOptions = 
     after.add(() => load.keep());
   } else {
     // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
-    const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
     const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
     provider = served.provider;
     after.add(() => {
@@ -91,7 +95,8 @@ export async function serve(sources: string | string[], options: ServeOptions = 
     return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
   }
   const { serveStdio } = await import("./server/stdio.js");
-  const handle = await serveStdio({ provider, name, version, log });
+  // The SDK's session, which answers calls, starts once the schemas are in the catalog.
+  const handle = await serveStdio({ provider, name, version, log, ready: () => load.complete() });
   return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
 }
 

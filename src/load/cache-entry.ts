@@ -1,14 +1,17 @@
 // One catalog cache entry as a file, and reading one back without trusting it. Lines: a first line naming the
 // format with a SHA-256 digest of the rest; a header (the key, what the load read besides its sources); the
-// catalog; then, when kept, each tool's tools/list entry, one a line (JSON.stringify writes no line breaks), so a
-// server can send them as they are. An entry that is cut, altered, of another format, for another key or not of
-// a catalog's shape is refused with the reason; the caller builds the catalog again.
+// catalog without its schemas and descriptions (each in its place, empty); those schemas and descriptions; then,
+// when kept, each tool's tools/list entry, one a line (JSON.stringify writes no line breaks), so a server can send
+// them as they are. Schemas and descriptions are half the catalog's JSON and not needed to answer a listing from
+// the entry: `complete()` reads them when they are (serve: once the first answers are out). An entry that is cut,
+// altered, of another format, for another key or not of a catalog's shape is refused with the reason; the caller
+// builds the catalog again.
 
-import type { Catalog } from "../catalog/types.js";
-import { catalogProblem } from "./catalog-shape.js";
+import type { Catalog, JsonSchema } from "../catalog/types.js";
+import { catalogProblem, schemasProblem } from "./catalog-shape.js";
 import { digestOf } from "./reads.js";
 
-const MAGIC = "openapi-mcp catalog cache 1";
+const MAGIC = "openapi-mcp catalog cache 2";
 const NEWLINE = 0x0a;
 
 export interface EntryHeader {
@@ -21,7 +24,10 @@ export interface EntryHeader {
 
 export interface Entry {
   header: EntryHeader;
+  /** Without its schemas and descriptions until `complete()` has run. */
   catalog: Catalog;
+  /** Puts the schemas and descriptions in their places (once), or says why they cannot be used. */
+  complete(): string | undefined;
   /** Each tool's tools/list entry as JSON, in the catalog's order, when the entry holds them. */
   listing?: Buffer[];
 }
@@ -37,7 +43,15 @@ export function entryHead(digest: string): string {
  */
 export function* entryBody({ header, catalog, listing = [] }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Generator<string> {
   yield `${JSON.stringify({ ...header, listing: listing.length > 0 })}\n`;
-  yield* jsonPieces(catalog);
+  // Each in its place, so the catalog completed has its keys in the order the builder gave them.
+  const light = {
+    ...catalog,
+    definitions: {},
+    tools: catalog.tools.map((tool) => ({ ...tool, description: "", inputSchema: { type: "object" }, ...(tool.outputSchema ? { outputSchema: { type: "object" } } : {}) })),
+  };
+  yield* jsonPieces(light);
+  yield "\n";
+  yield* jsonPieces({ definitions: catalog.definitions, tools: catalog.tools.map((tool) => [tool.description, tool.inputSchema, tool.outputSchema ?? null]) });
   for (const line of listing) yield `\n${line}`;
 }
 
@@ -72,8 +86,8 @@ function* jsonPieces(value: object): Generator<string> {
 /** The entry in `bytes`, or why it cannot be used. */
 export function decodeEntry({ bytes, key }: { bytes: Buffer; key: string }): Entry | { problem: string } {
   const lines = splitLines(bytes);
-  const [first, headerLine, catalogLine, ...listing] = lines;
-  if (!first || !headerLine || !catalogLine) return { problem: "cut short" };
+  const [first, headerLine, catalogLine, schemasLine, ...listing] = lines;
+  if (!first || !headerLine || !catalogLine || !schemasLine) return { problem: "cut short" };
   const magic = first.toString("latin1");
   if (!magic.startsWith(`${MAGIC} `)) return { problem: "not an entry of this format" };
   if (magic.slice(MAGIC.length + 1) !== digestOf(bytes.subarray(first.length + 1))) return { problem: "its digest does not match: cut or altered" };
@@ -84,7 +98,7 @@ export function decodeEntry({ bytes, key }: { bytes: Buffer; key: string }): Ent
   const wrong = catalogProblem(catalog);
   if (wrong) return { problem: `its catalog is not valid: ${wrong}` };
   const { tools } = catalog as Catalog;
-  const entry: Entry = { header: { key, reads: header.reads, env: header.env }, catalog: catalog as Catalog };
+  const entry: Entry = { header: { key, reads: header.reads, env: header.env }, catalog: catalog as Catalog, complete: completion({ catalog: catalog as Catalog, line: schemasLine }) };
   if (!header.listing) return listing.length === 0 ? entry : { problem: "lines after the catalog" };
   if (listing.length !== tools.length) return { problem: "its listing does not match its tools" };
   // Each entry names its tool first (Listing.entry's order); the digest vouches for the rest.
@@ -92,6 +106,29 @@ export function decodeEntry({ bytes, key }: { bytes: Buffer; key: string }): Ent
     if (!line.subarray(0, 200).toString("utf8").startsWith(`{"name":${JSON.stringify(tools[i]!.name)},`)) return { problem: "its listing does not match its tools" };
   }
   return { ...entry, listing };
+}
+
+/** `complete()` of an entry: the schemas line parsed, checked and put in the catalog's places, once. */
+function completion({ catalog, line }: { catalog: Catalog; line: Buffer }): () => string | undefined {
+  let outcome: { problem?: string } | undefined;
+  return () => {
+    outcome ??= (() => {
+      const value = parse(line);
+      const problem = schemasProblem({ value, outputs: catalog.tools.map((tool) => tool.outputSchema !== undefined) });
+      if (problem) return { problem: `its schemas are not valid: ${problem}` };
+      const { definitions, tools } = value as { definitions: Record<string, unknown>; tools: Array<[string, JsonSchema, JsonSchema | null]> };
+      // Defined, not assigned: a definition named __proto__ stays a definition.
+      for (const [name, definition] of Object.entries(definitions)) {
+        Object.defineProperty(catalog.definitions, name, { value: definition, enumerable: true, writable: true, configurable: true });
+      }
+      for (const [i, tool] of catalog.tools.entries()) {
+        const [description, input, output] = tools[i]!;
+        Object.assign(tool, { description, inputSchema: input, ...(output ? { outputSchema: output } : {}) });
+      }
+      return {};
+    })();
+    return outcome.problem;
+  };
 }
 
 function splitLines(bytes: Buffer): Buffer[] {

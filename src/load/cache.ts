@@ -5,9 +5,10 @@
 // cannot be read or written is no error, just no cache. The loader itself is imported only when it has to run.
 
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import type { Environment } from "../catalog/variables.js";
@@ -27,6 +28,11 @@ export interface CacheOptions {
   cacheLog?: (line: string) => void;
   /** Told, once a process, that the cache cannot be written (the CLI warns; the catalog is served all the same). */
   cacheWarn?: (line: string) => void;
+  /**
+   * A catalog from the cache comes without its schemas and descriptions until `complete()` is called (serve: its
+   * first answers need neither). Default: complete at once.
+   */
+  deferSchemas?: boolean;
 }
 
 export interface CatalogLoad {
@@ -35,28 +41,54 @@ export interface CatalogLoad {
   fromCache: boolean;
   /** Each tool's tools/list entry as JSON (output schemas advertised), in the catalog's order, when cached. */
   listing?: Buffer[];
+  /**
+   * With `deferSchemas`, from the cache: puts the schemas and descriptions in the catalog; throws (a UserError, the
+   * entry removed) when the entry's cannot be used. Nothing to do otherwise.
+   */
+  complete(): void;
   /** Writes the entry, with the listing when given; does nothing when there is nothing new to keep. */
   keep(listing?: readonly string[]): Promise<void>;
 }
 
 export async function loadCatalogCached(sources: string | string[], options: LoadOptions & CacheOptions = {}): Promise<CatalogLoad> {
-  const { cache, cacheDir, cacheLog, cacheWarn, ...load } = options;
+  const { cache, cacheDir, cacheLog, cacheWarn, deferSchemas, ...load } = options;
   const dir = cache === false ? undefined : (cacheDir ?? cacheDirectory());
   const given = typeof sources === "string" ? [sources] : sources;
   const read = dir ? await readSources(given, load) : undefined;
-  if (!dir || !read) return { catalog: await (await import("./index.js")).loadCatalog(sources, load), fromCache: false, keep: async () => {} };
+  if (!dir || !read) return { catalog: await (await import("./index.js")).loadCatalog(sources, load), fromCache: false, complete: () => {}, keep: async () => {} };
   const env = load.env ?? process.env;
   // What --auth checks in the environment, checked on every start as an uncached load would.
   if (load.upstreamAuth) new (await import("./auth-sources.js")).GivenAuth({ env, options: load.upstreamAuth });
   const { key, identity } = cacheKey({ sources: read.keyed, options: load });
   const file = join(dir, `${identity}.${key}.catalog`);
-  const found = await lookUp({ file, key, env, log: cacheLog });
+  let found = await lookUp({ file, key, env, log: cacheLog });
+  const problem = found && !deferSchemas ? found.complete() : undefined;
+  if (problem) {
+    cacheLog?.(`catalog cache: ${file} not used: ${problem}`);
+    found = undefined;
+  }
   const write = (header: EntryHeader, catalog: Catalog, listing?: readonly string[]): Promise<void> =>
     writeEntry({ dir, file, prefix: `${identity}.`, body: entryBody({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog, warn: cacheWarn });
   if (found) {
     cacheLog?.(`catalog cache: using ${file}`);
     const { header, catalog, listing } = found;
-    return { catalog, fromCache: true, ...(listing ? { listing } : {}), keep: async (more) => (listing || !more ? undefined : write(header, catalog, more)) };
+    const complete = (): void => {
+      const wrong = found?.complete();
+      if (!wrong) return;
+      rmSync(file, { force: true });
+      throw new UserError({ code: "E_CACHE", message: `the catalog cache entry ${file} cannot be used: ${wrong}; it is removed, start again (or use --no-cache)` });
+    };
+    return {
+      catalog,
+      fromCache: true,
+      ...(listing ? { listing } : {}),
+      complete,
+      keep: async (more) => {
+        if (listing || !more) return;
+        complete();
+        await write(header, catalog, more);
+      },
+    };
   }
   const log: ReadLog = { given: read.given, read: [] };
   const recorder = recordingEnv(env);
@@ -73,6 +105,7 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
   return {
     catalog,
     fromCache: false,
+    complete: () => {},
     keep: async (listing) => {
       if (why) {
         cacheLog?.(`catalog cache: not keeping the catalog: ${why}`);

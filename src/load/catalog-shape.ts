@@ -115,6 +115,25 @@ export function catalogProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+const heavy = shape({ definitions: recordOf(schema), tools: arrayOf((v) => Array.isArray(v) && v.length === 3) });
+
+/**
+ * What is wrong with the schemas and descriptions read apart from a catalog (cache-entry.ts keeps them on a line
+ * of their own, read after the first answers), or undefined when they fit its tools: for each, a description, an
+ * input schema and an output schema exactly where the tool has one.
+ */
+export function schemasProblem({ value, outputs }: { value: unknown; outputs: readonly boolean[] }): string | undefined {
+  if (!heavy(value)) return "not the catalog's schemas";
+  const { tools } = value as { tools: Array<[unknown, unknown, unknown]> };
+  if (tools.length !== outputs.length) return "not one set of schemas a tool";
+  for (const [i, [description, input, output]] of tools.entries()) {
+    if (typeof description !== "string" || !objectSchema(input)) return `the schemas of tool ${i + 1} are not valid`;
+    if (outputs[i] ? !objectSchema(output) : output !== null) return `the output schema of tool ${i + 1} is not valid`;
+  }
+  if (deeperThan(value, MAX_CATALOG_DEPTH)) return "nested too deeply";
+  return undefined;
+}
+
 /** Whether a value nests deeper than `max` levels (catalog/depth.ts finds where; this only whether, cheaply). */
 function deeperThan(root: unknown, max: number): boolean {
   const values: unknown[] = [root];

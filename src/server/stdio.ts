@@ -21,6 +21,8 @@ export interface StdioOptions {
   stdout?: Writable;
   /** Answer initialize and the first tools/list before loading the SDK, when the listing is serialized (default true). */
   early?: boolean;
+  /** Run before the SDK's session starts (after the early answers): what calls need and those answers did not. */
+  ready?: () => void;
 }
 
 export interface StdioHandle {
@@ -42,11 +44,13 @@ export async function serveStdio({
   stdin = process.stdin,
   stdout = process.stdout,
   early = true,
+  ready = () => {},
 }: StdioOptions): Promise<StdioHandle> {
   // Lines bounded as over HTTP (a response to an unknown request id would be logged whole).
   const log = boundedLog(write);
   const restoreConsole = stdout === process.stdout ? rerouteConsole() : () => {};
   const start = async ({ input, answered }: { input: Readable; answered?: string | number | undefined }): Promise<StdioHandle> => {
+    ready();
     const { serveSession } = await import("./stdio-session.js");
     return serveSession({ provider, name, version, instructions, graceMs, log, stdin: input, stdout, answered });
   };

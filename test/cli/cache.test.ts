@@ -3,12 +3,13 @@
 // output schemas, over HTTP); `--no-cache` and the settings file's `cache: false` leave it alone; a cache that
 // cannot be written changes nothing; several starts at once leave one whole entry.
 
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { digestOf } from "../../src/load/reads.js";
 import { serve } from "../../src/serve.js";
 import { CLI, runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";
@@ -113,6 +114,29 @@ describe("serve from the cache", () => {
     await list(true);
     expect(readdirSync(home)).toHaveLength(1);
     expect(await list(true)).toEqual(fresh);
+  });
+});
+
+describe("an entry whose schemas are read after the first answers", () => {
+  it("when they cannot be used, stops the server with a message before any call, removes the entry, and the next start builds afresh", async () => {
+    const fresh = await listing([PETSTORE, "--no-cache"]);
+    await listing([PETSTORE]);
+    const [name] = entries();
+    const file = join(home, "openapi-mcp", name!);
+    // Well-formed, digest matching, but a tool's input schema is not an object's (line 3: cache-entry.ts).
+    const lines = readFileSync(file, "utf8").split("\n");
+    const schemas = JSON.parse(lines[3]!) as { tools: unknown[][] };
+    schemas.tools[0]![1] = { type: "string" };
+    lines[3] = JSON.stringify(schemas);
+    const body = lines.slice(1).join("\n");
+    writeFileSync(file, `${lines[0]!.replace(/ [0-9a-f]{64}$/, "")} ${digestOf(body)}\n${body}`);
+
+    const peer = await startPeer({ command: process.execPath, args: [CLI, "serve", PETSTORE], env: { XDG_CACHE_HOME: home, API_KEY_API_KEY: "k-123456" } });
+    await expect(peer.request("tools/call", { name: "listPets", arguments: {} })).rejects.toThrow(/the server exited/);
+    expect(peer.stderr()).toMatch(/the catalog cache entry .* cannot be used: its schemas are not valid: .*; it is removed, start again/);
+    await peer.close();
+    expect(entries()).toEqual([]);
+    expect((await listing([PETSTORE])).pages).toEqual(fresh.pages);
   });
 });
 

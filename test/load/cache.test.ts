@@ -117,25 +117,33 @@ describe("an entry that cannot be trusted", () => {
     const [name] = entries();
     writeFileSync(join(dir, name!), change(readFileSync(join(dir, name!))));
   }
-  /** An entry with its digest made to match a changed body: well-formed, but not of a catalog's shape. */
-  function reshaped(bytes: Buffer, change: (catalog: Record<string, unknown>) => void): Buffer {
+  /**
+   * An entry with its digest made to match a changed body: well-formed, but not of a catalog's shape. Line 2 is the
+   * catalog without its schemas and descriptions, line 3 those (cache-entry.ts).
+   */
+  function reshaped(bytes: Buffer, change: (catalog: Record<string, unknown>) => void, line = 2): Buffer {
     const lines = bytes.toString().split("\n");
-    const catalog = JSON.parse(lines[2]!);
+    const catalog = JSON.parse(lines[line]!);
     change(catalog);
-    const body = [lines[1], JSON.stringify(catalog), ...lines.slice(3)].join("\n");
+    lines[line] = JSON.stringify(catalog);
+    const body = lines.slice(1).join("\n");
     return Buffer.from(`${lines[0]!.replace(/ [0-9a-f]{64}$/, "")} ${digestOf(body)}\n${body}`);
   }
+  type Schemas = { definitions: Record<string, unknown>; tools: unknown[][] };
 
   it.each([
     ["cut short", (bytes: Buffer) => bytes.subarray(0, bytes.length >> 1)],
     ["empty", () => Buffer.alloc(0)],
     ["garbage", () => Buffer.from("\x00\xff not an entry \n{\n[[[\n")],
-    ["of another format version", (bytes: Buffer) => Buffer.from(bytes.toString().replace("catalog cache 1 ", "catalog cache 2 "))],
+    ["of another format version", (bytes: Buffer) => Buffer.from(bytes.toString().replace("catalog cache 2 ", "catalog cache 3 "))],
     ["with one character of its catalog changed", (bytes: Buffer) => Buffer.from(bytes.toString().replace("newest first", "newest First"))],
     ["whose catalog names a tool no client accepts", (bytes: Buffer) => reshaped(bytes, (c) => ((c.tools as Array<{ name: string }>)[0]!.name = "no spaces allowed"))],
     ["whose catalog sends a credential that is not there", (bytes: Buffer) => reshaped(bytes, (c) => ((c as { credentials: object }).credentials = {}))],
     ["whose catalog has a tool with no operation", (bytes: Buffer) => reshaped(bytes, (c) => delete (c.tools as Array<Record<string, unknown>>)[0]!.operation)],
     ["whose catalog nests a schema 1,000 levels deep", (bytes: Buffer) => reshaped(bytes, (c) => ((c.definitions as Record<string, unknown>).deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)))],
+    ["whose schemas nest 1,000 levels deep", (bytes: Buffer) => reshaped(bytes, (c) => ((c as Schemas).definitions.deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)), 3)],
+    ["whose schemas give a tool an input schema that is not an object's", (bytes: Buffer) => reshaped(bytes, (c) => ((c as Schemas).tools[0]![1] = { type: "string" }), 3)],
+    ["whose schemas are one tool short", (bytes: Buffer) => reshaped(bytes, (c) => (c as Schemas).tools.pop(), 3)],
   ])("one %s is not used: the catalog is built again and kept whole", async (_, change) => {
     const notes: string[] = [];
     await loadAndKeep(PETSTORE);
