@@ -43,11 +43,11 @@ export interface KeyedSource {
  * The entry's key, and the identity of what it is for (the same sources, as given, with the same options): an
  * entry replaces older ones of the same identity, so editing a document does not pile entries up.
  */
-export function cacheKey({ sources, options }: { sources: KeyedSource[]; options: LoadOptions }): { key: string; identity: string } {
+export function cacheKey({ sources, options, code = codeFingerprint() }: { sources: KeyedSource[]; options: LoadOptions; code?: string }): { key: string; identity: string } {
   const shaping = Object.fromEntries(Object.entries(options).filter(([name, value]) => SHAPING[name as keyof LoadOptions] === true && value !== undefined));
   const what = { cwd: process.cwd(), sources: sources.map(({ given, location }) => ({ given, location })), options: shaping };
   return {
-    key: digestOf(stableJson({ ...what, code: codeFingerprint(), digests: sources.map((s) => s.digest) })),
+    key: digestOf(stableJson({ ...what, code, digests: sources.map((s) => s.digest) })),
     identity: digestOf(stableJson(what)).slice(0, 16),
   };
 }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cacheDirectory } from "../../src/load/cache-dir.js";
+import { cacheKey, codeFingerprint } from "../../src/load/cache-key.js";
 import { type CacheOptions, loadCatalogCached } from "../../src/load/cache.js";
 import { digestOf } from "../../src/load/reads.js";
 import type { LoadOptions } from "../../src/load/index.js";
@@ -130,6 +131,34 @@ describe("an entry that cannot be trusted", () => {
     return Buffer.from(`${lines[0]!.replace(/ [0-9a-f]{64}$/, "")} ${digestOf(body)}\n${body}`);
   }
   type Schemas = { definitions: Record<string, unknown>; tools: unknown[][] };
+
+  it("one from another version of openapi-mcp is not used: its key is another, whether the file is named for it or not", async () => {
+    const sources = [{ given: PETSTORE, location: PETSTORE, digest: digestOf(readFileSync(PETSTORE)) }];
+    const ours = cacheKey({ sources, options: {} });
+    const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string;
+    expect(codeFingerprint()).not.toBe(version);
+    expect(cacheKey({ sources, options: {}, code: `${version}-next` }).key).not.toBe(ours.key);
+    // Same sources and options: another version's entry is replaced, not kept beside ours.
+    expect(cacheKey({ sources, options: {}, code: `${version}-next` }).identity).toBe(ours.identity);
+    // Its entry found under our file name is refused for its key, and rebuilt.
+    await loadAndKeep(PETSTORE);
+    spoil((bytes) => reshapedHeader(bytes, (header) => (header.key = "0".repeat(64))));
+    const notes: string[] = [];
+    const again = await loadAndKeep(PETSTORE, { cacheLog: (line) => notes.push(line) });
+    expect(again.fromCache).toBe(false);
+    expect(notes.join("\n")).toMatch(/not used: it is for another key/);
+    expect((await load(PETSTORE)).fromCache).toBe(true);
+  });
+
+  /** An entry whose header was changed, digest matching. */
+  function reshapedHeader(bytes: Buffer, change: (header: Record<string, unknown>) => void): Buffer {
+    const lines = bytes.toString().split("\n");
+    const header = JSON.parse(lines[1]!);
+    change(header);
+    lines[1] = JSON.stringify(header);
+    const body = lines.slice(1).join("\n");
+    return Buffer.from(`${lines[0]!.replace(/ [0-9a-f]{64}$/, "")} ${digestOf(body)}\n${body}`);
+  }
 
   it.each([
     ["cut short", (bytes: Buffer) => bytes.subarray(0, bytes.length >> 1)],
