@@ -35,7 +35,8 @@ const DRY_RUN_TOKENS: TokenSource = {
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
   // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
   const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
-  const { catalog, engine, env } = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
+  const { catalog, engine, env, load } = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
+  await load.keep();
   const tool = toolNamed({ catalog, engine, given: options.tool });
   // A dry run needs no credentials: where one is not set, the request shows what to set instead.
   const prepared = await engine.prepare(tool, options.args, options.dryRun ? { dryRun: true } : {});

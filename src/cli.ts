@@ -11,8 +11,9 @@ import { examplesHelp } from "./cli-examples.js";
 import { listingOverBudget, TOKEN_BUDGET } from "./inspect/budget.js";
 import { inspectCatalog } from "./inspect/report.js";
 import { renderReport } from "./inspect/render.js";
+import type { Catalog } from "./catalog/types.js";
+import { type CacheOptions, loadCatalogCached } from "./load/cache.js";
 import type { LoadOptions } from "./load/index.js";
-import { loadCatalog } from "./load/index.js";
 import { runtimeOption } from "./runtime/options.js";
 import { defined } from "./runtime/defined.js";
 import type { OptionValues } from "./server/option-values.js";
@@ -31,6 +32,8 @@ interface SourceFlags {
   allowInsecureHttp?: boolean;
   auth: string[];
   serverVar: Array<[string, string]>;
+  /** false with --no-cache. */
+  cache: boolean;
 }
 
 const EXIT_USER_ERROR = 1;
@@ -94,7 +97,8 @@ function withSourceOptions(command: Command): Command {
       collect,
       [],
     )
-    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, []);
+    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, [])
+    .addOption(table("no-cache"));
 }
 
 function serverVariable(value: string, previous: Array<[string, string]>): Array<[string, string]> {
@@ -103,8 +107,13 @@ function serverVariable(value: string, previous: Array<[string, string]>): Array
   return [...previous, [value.slice(0, equals), value.slice(equals + 1)]];
 }
 
-function loadOptions(flags: SourceFlags): LoadOptions {
+function loadOptions(flags: SourceFlags): LoadOptions & CacheOptions {
   return {
+    ...(flags.cache === false ? { cache: false } : {}),
+    // With --debug every reason an entry is not used or kept; without, once, that the cache cannot be written.
+    ...(process.argv.includes("--debug")
+      ? { cacheLog: (line: string) => process.stderr.write(`openapi-mcp: ${line}\n`) }
+      : { cacheWarn: (line: string) => process.stderr.write(`openapi-mcp: warning: ${line} (--no-cache skips it)\n`) }),
     ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
     include: flags.include ?? [],
     exclude: flags.exclude ?? [],
@@ -137,7 +146,7 @@ function addInspect({ program, output }: { program: Command; output: Output }): 
       .argument("<source...>", "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs")
       .option("--json", "print the report as JSON"),
   ).action(async (sources: string[], flags: SourceFlags & { json?: boolean }) => {
-    const report = inspectCatalog(await loadCatalog(sources, loadOptions(flags)));
+    const report = inspectCatalog(await load(sources, loadOptions(flags)));
     output.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (report.errors.length > 0) output.fail();
   });
@@ -151,7 +160,7 @@ function addValidate({ program, output }: { program: Command; output: Output }):
       .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
       .option("--strict", "also exit 1 on warnings (for CI)"),
   ).action(async (source: string, flags: SourceFlags & { strict?: boolean }) => {
-    const report = inspectCatalog(await loadCatalog(source, { ...loadOptions(flags), checkConformance: true }));
+    const report = inspectCatalog(await load(source, { ...loadOptions(flags), checkConformance: true }));
     output.out(renderReport(report, { tools: false, perKind: VALIDATE_PER_KIND }));
     const { errors, warnings } = report;
     const count = (n: number, what: string): string => `${n} ${what}${plural(n)}`;
@@ -209,10 +218,10 @@ async function serveUntilStopped({ running, stateless, output }: { running: Runn
   } else {
     output.err(`openapi-mcp: serving ${tools} over stdio\n`);
   }
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
-    running.closed?.then(resolve);
+    running.closed?.then(resolve, reject);
   });
   await running.close();
 }
@@ -256,7 +265,7 @@ function addGenerate({ program, output }: { program: Command; output: Output }):
       .option("--force", "overwrite generated files you edited, or write into a directory openapi-mcp did not create"),
   ).action(async (source: string, flags: SourceFlags & { out: string; name?: string; force?: boolean }) => {
     const { out } = output;
-    const catalog = await loadCatalog(source, loadOptions(flags));
+    const catalog = await load(source, loadOptions(flags));
     const errors = catalog.diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
       out(renderReport(inspectCatalog(catalog), { tools: false }));
@@ -297,6 +306,13 @@ async function run({ program, argv, output }: { program: Command; argv: string[]
     err(`openapi-mcp: internal error (a bug; please report it with this output):\n${stack}\n`);
     return EXIT_INTERNAL_ERROR;
   }
+}
+
+/** The catalog, from the cache when it holds it, kept there when not. */
+async function load(sources: string | string[], options: LoadOptions & CacheOptions): Promise<Catalog> {
+  const loaded = await loadCatalogCached(sources, options);
+  await loaded.keep();
+  return loaded.catalog;
 }
 
 function version(): string {

@@ -14,6 +14,8 @@ export { inspectCatalog } from "./inspect/report.js";
 export { renderReport } from "./inspect/render.js";
 export type { CatalogSource, DocumentSource, LoadOptions } from "./load/index.js";
 export { detectKind, loadCatalog } from "./load/index.js";
+export type { CacheOptions, CatalogLoad } from "./load/cache.js";
+export { loadCatalogCached } from "./load/cache.js";
 export type { CallOptions, CallReport } from "./call.js";
 export { callTool } from "./call.js";
 export type { EngineOptions } from "./runtime/engine.js";

@@ -5,11 +5,16 @@ import { plural } from "./catalog/plural.js";
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
-import { DynamicProvider, type ServeMode } from "./runtime/dynamic.js";
+import type { ServeMode } from "./runtime/dynamic.js";
 import { defined } from "./runtime/start.js";
 import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
-import { type AddressOptionNames, type AuthConfig, type RequestLimits, type SessionLimits, serveHttp, serveStdio } from "./server/index.js";
+import type { ToolProvider } from "./runtime/types.js";
+import { servedListing } from "./serve-listing.js";
+import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
 import { type EngineSetupOptions, setUpEngine } from "./setup.js";
+
+/** When what the first answers do not need runs: once a client has had them, as a rule. */
+const LATER_MS = 1_000;
 
 export interface ServeOptions extends EngineSetupOptions {
   transport?: "stdio" | "http";
@@ -42,18 +47,38 @@ export interface RunningServer {
 
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const { catalog, engine, settings } = await setUpEngine(sources, { ...options, log });
+  // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
+  const stdio = options.transport !== "http";
+  const { catalog, engine, settings, load } = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
-  const provider = mode === "dynamic" ? new DynamicProvider({ engine, catalog }) : engine;
+  const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
+  const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined;
+  if (!deferred) load.complete();
   const warnings = catalog.diagnostics.length;
   if (warnings > 0) log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
-  // Tools mode: what every client pays up front, said once at start (the listing is built now and kept for tools/list).
-  const { advice } = servedBudget({ listed: engine.listTools(), tools: catalog.tools });
-  if (advice && mode === "tools") log(`openapi-mcp: ${advice}`);
+  let provider: ToolProvider;
+  // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
+  // cache come a second after the server is up (or at close), not while the client reads the listing.
+  const after = later();
+  if (mode === "dynamic") {
+    provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
+    after.add(() => load.keep());
+  } else {
+    // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
+    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
+    provider = served.provider;
+    after.add(() => {
+      const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
+      if (advice) log(`openapi-mcp: ${advice}`);
+    });
+    after.add(() => load.keep(served.whole));
+  }
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
+  const kept = after.run;
   if (options.transport === "http") {
+    const { serveHttp } = await import("./server/index.js");
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
@@ -71,10 +96,32 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
       ...(options.auth ? { auth: options.auth.type === "oauth" && allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
     });
-    return { catalog, mode, url: handle.url, close: () => handle.close() };
+    return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
   }
-  const handle = await serveStdio({ provider, name, version, log });
-  return { catalog, mode, close: () => handle.close(), closed: handle.closed };
+  const { serveStdio } = await import("./server/stdio.js");
+  // The SDK's session, which answers calls, starts once the schemas are in the catalog.
+  const handle = await serveStdio({ provider, name, version, log, ready: () => load.complete() });
+  return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
+}
+
+/** Tasks run once, LATER_MS from now or when the server closes first; `run` settles when they have run. */
+function later(): { add(task: () => void | Promise<void>): void; run(): Promise<void> } {
+  const tasks: Array<() => void | Promise<void>> = [];
+  let done: Promise<void> | undefined;
+  const timer = setTimeout(() => void run(), LATER_MS).unref();
+  const run = (): Promise<void> => {
+    done ??= (async () => {
+      for (const task of tasks) await Promise.resolve().then(task).catch(() => {});
+    })();
+    return done;
+  };
+  return {
+    add: (task) => void tasks.push(task),
+    run: () => {
+      clearTimeout(timer);
+      return run();
+    },
+  };
 }
 
 /** The serving options a settings file gives (mode, session and request limits), checked as the options are. */

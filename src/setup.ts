@@ -5,10 +5,9 @@
 import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
 import type { Catalog } from "./catalog/types.js";
-import { diagnosticLine } from "./inspect/render.js";
+import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "./load/cache.js";
 import type { LoadOptions } from "./load/index.js";
-import { loadCatalog } from "./load/index.js";
-import { readSettings, type Settings } from "./load/settings.js";
+import type { Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
@@ -17,6 +16,7 @@ import { defined, type StartOptions, startEngine } from "./runtime/start.js";
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
 export interface EngineSetupOptions
   extends LoadOptions,
+    CacheOptions,
     Pick<
       StartOptions,
       "timeoutMs" | "maxResponseBytes" | "outputValidation" | "policies" | "deniedTools" | "approvalTimeoutMs" | "auditLog" | "onlyTools" | "tokens" | "requireCredentials"
@@ -29,6 +29,8 @@ export interface EngineSetupOptions
 
 export interface EngineSetup {
   catalog: Catalog;
+  /** The catalog as loaded, with what the cache held and a way to keep it. */
+  load: CatalogLoad;
   engine: Engine;
   settings?: Settings;
   env: Environment;
@@ -38,12 +40,13 @@ const ERRORS_SHOWN = 10;
 
 export async function setUpEngine(sources: string | string[], options: EngineSetupOptions = {}): Promise<EngineSetup> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const settings = options.config ? await readSettings(options.config) : undefined;
+  const settings = options.config ? await (await import("./load/settings.js")).readSettings(options.config) : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? settings?.allowInsecureHttp ?? false;
   const include = filterList({ given: options.include, settings, which: "include" });
   const exclude = filterList({ given: options.exclude, settings, which: "exclude" });
-  const catalog = await loadCatalog(sources, {
+  const load = await loadCatalogCached(sources, {
     ...options,
+    ...defined({ cache: options.cache ?? settings?.cache }),
     allowInsecureHttp,
     ...defined({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
     ...serverVariables({ options, settings }),
@@ -52,7 +55,8 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     filterPlaces: defined({ include: include.place, exclude: exclude.place }),
     ...(settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {}),
   });
-  refuseOnErrors(catalog);
+  const { catalog } = load;
+  await refuseOnErrors(catalog);
 
   const env = settings ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env }) : (options.env ?? process.env);
   const engine = startEngine({
@@ -62,7 +66,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     ...withSettings({ settings, given: { ...options, allowInsecureHttp } }),
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
   });
-  return { catalog, engine, env, ...(settings ? { settings } : {}) };
+  return { catalog, load, engine, env, ...(settings ? { settings } : {}) };
 }
 
 /** A filter list on the command line replaces the settings file's list of the same kind. */
@@ -81,9 +85,10 @@ function serverVariables({ options, settings }: { options: LoadOptions; settings
   };
 }
 
-function refuseOnErrors(catalog: Catalog): void {
+async function refuseOnErrors(catalog: Catalog): Promise<void> {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) return;
+  const { diagnosticLine } = await import("./inspect/render.js");
   const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${diagnosticLine(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
   throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}` });

@@ -39,4 +39,6 @@ export interface Settings {
   auth?: Record<string, unknown>;
   /** `serve`: refuse to start while a tool lacks its credentials. */
   requireCredentials?: boolean;
+  /** Keep built catalogs in the user's cache directory and use them again (default true; `--no-cache`). */
+  cache?: boolean;
 }

@@ -51,14 +51,14 @@ export function contextBudget({ tools, tokens, threshold = TOKEN_BUDGET }: { too
   };
 }
 
-/** The budget of what a server lists: its tools/list entries as sent, their tags from the catalog's tools. */
-export function servedBudget({ listed, tools }: { listed: Array<{ name: string }>; tools: Tool[] }): Budget {
+/** The budget of what a server lists: its tools/list entries as sent (their JSON), tags from the catalog's tools. */
+export function servedBudget({ listed, tools }: { listed: { names: readonly string[]; texts: readonly string[] }; tools: Tool[] }): Budget {
   const tagsOf = new Map(tools.map((tool) => [tool.name, tool.origin.tags]));
-  let bytes = `{"tools":[]}`.length + Math.max(0, listed.length - 1);
-  const costs = listed.map((entry): ToolCost => {
-    const size = Buffer.byteLength(JSON.stringify(entry));
+  let bytes = `{"tools":[]}`.length + Math.max(0, listed.names.length - 1);
+  const costs = listed.names.map((name, i): ToolCost => {
+    const size = Buffer.byteLength(listed.texts[i]!);
     bytes += size;
-    return { name: entry.name, tokens: approximateTokens(size), tags: tagsOf.get(entry.name) ?? [] };
+    return { name, tokens: approximateTokens(size), tags: tagsOf.get(name) ?? [] };
   });
   return contextBudget({ tools: costs, tokens: approximateTokens(bytes) });
 }

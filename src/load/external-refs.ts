@@ -11,6 +11,7 @@ import { isAllowedScheme, isUrl } from "../catalog/url.js";
 import { parseText, refuseTooDeep } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
+import { noteRead } from "./reads.js";
 
 export interface RefPolicy {
   /** Directories files may be read from (the spec's own, plus any the user allowed). */
@@ -138,7 +139,9 @@ async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
   const problem = checkTarget(target, policy);
   if (problem) throw new UserError({ code: "E_REF_NOT_ALLOWED", message: `$ref to '${target}' ${problem}` });
   if (isUrl(target)) return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).bytes.toString("utf8");
-  return readFile(target, "utf8");
+  const bytes = await readFile(target);
+  noteRead({ location: target, remote: false, bytes });
+  return bytes.toString("utf8");
 }
 
 function allowRule(source: SourceOrigin): string {

@@ -6,6 +6,7 @@ import { resolve as resolvePath } from "node:path";
 import { STATUS_CODES } from "node:http";
 import { messageOf, UserError } from "../catalog/errors.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
+import { noteRead, readBefore } from "./reads.js";
 
 /** Where a source came from; kept after its text is released. */
 export interface SourceOrigin {
@@ -36,8 +37,16 @@ const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
 
 export async function readSource(source: string, options: ReadOptions = {}): Promise<SourceText> {
-  if (isUrl(source)) return fetchSource(source, options);
-  const location = resolvePath(options.baseDir ?? process.cwd(), source);
+  const location = isUrl(source) ? source : resolvePath(options.baseDir ?? process.cwd(), source);
+  // Read already by the catalog cache, to find its entry (reads.ts).
+  const given = readBefore(location);
+  if (given) return { ...given, display: source };
+  const read = isUrl(source) ? await fetchSource(source, options) : await readLocal({ source, location });
+  noteRead({ location, remote: read.remote, bytes: read.bytes });
+  return read;
+}
+
+async function readLocal({ source, location }: { source: string; location: string }): Promise<SourceText> {
   try {
     return { bytes: await readFile(location), location, remote: false, display: source };
   } catch (error) {

@@ -3,7 +3,7 @@
 // connection errors and 502/503/504, and redirects followed by us within the same origin only.
 
 import { STATUS_CODES } from "node:http";
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import { messageOf } from "../catalog/errors.js";
 
 export type { Dispatcher };
@@ -35,8 +35,13 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** What `send` needs of a dispatcher: an undici Agent, a MockAgent in tests, or the shared pool. */
+export interface Requester {
+  request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+}
+
 export interface SendOptions {
-  dispatcher: Dispatcher;
+  dispatcher: Requester;
   timeoutMs: number;
   maxResponseBytes: number;
   /** Read this many bytes more than the limit, for whoever cuts the body to it afterwards (the masking). */
@@ -55,15 +60,21 @@ const MAX_REDIRECTS = 5;
 const DEFAULT_RETRY_DELAYS = [200, 600];
 const MAX_HONOURED_RETRY_AFTER_MS = 2_000;
 
-let sharedAgent: Agent | undefined;
+let sharedAgent: Promise<Agent> | undefined;
 /**
  * The process-wide keep-alive connection pool. No cap on connections per origin: in undici 7 a request it
  * refuses keeps its slot in a capped pool for good, and once the slots are gone every call to that origin hangs.
+ * Made at the first request: loading undici takes ~70 ms, which a server need not spend before its first answer.
  */
-export function sharedDispatcher(): Agent {
-  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000 });
-  return sharedAgent;
+export function sharedDispatcher(): Requester {
+  return shared;
 }
+const shared: Requester = {
+  async request(options) {
+    sharedAgent ??= import("undici").then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000 }));
+    return (await sharedAgent).request(options);
+  },
+};
 
 export async function send(request: PreparedRequest, options: SendOptions): Promise<UpstreamResponse> {
   // One controller for the whole call, fired by the deadline or the caller; both links are undone at the end, so

@@ -77,6 +77,8 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
   { name: "audit-log", key: "auditLog", engine: true, kind: "text", env: "MCP_AUDIT_LOG", value: "file|-", setting: "auditLog", call: true, help: "one JSON line per call; '-' is stderr" },
   { name: "require-credentials", key: "requireCredentials", engine: true, kind: "flag", env: "MCP_REQUIRE_CREDENTIALS", setting: "requireCredentials", help: "refuse to start while a tool lacks its credentials (default: start; such tools answer with an error naming the variables)" },
   { name: "allow-insecure-http", key: "allowInsecureHttp", engine: true, kind: "flag", env: "MCP_ALLOW_INSECURE_HTTP", setting: "allowInsecureHttp", source: true, help: "permit plain http to hosts other than loopback" },
+  // The settings file's `cache: false` is a key of its own (catalog/settings.ts): a table setting holds the flag's value.
+  { name: "no-cache", kind: "flag", serveOnly: true, source: true, help: "build the catalog afresh, without reading or writing the catalog cache" },
   { name: "auth-token-env", kind: "text", env: "MCP_AUTH_TOKEN_ENV", value: "VAR", help: `${HTTP}require one of the bearer tokens listed (comma-separated) in this variable` },
   { name: "auth-resource", kind: "text", env: "MCP_AUTH_RESOURCE", value: "url", help: `${HTTP}act as an OAuth protected resource with this canonical endpoint URL` },
   { name: "auth-issuer", kind: "list", env: "MCP_AUTH_ISSUER", value: "url", help: `${HTTP}authorization server whose access tokens are accepted (repeatable)` },

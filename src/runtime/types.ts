@@ -63,9 +63,17 @@ export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsu
  */
 export type ServedTool = Omit<ListedTool, "annotations"> & { annotations: Partial<ToolAnnotations> };
 
+/** A listing serialized once: each entry of `listTools()` as its JSON text, with the tools' names, in order. */
+export interface ListingJson {
+  names: readonly string[];
+  texts: readonly string[];
+}
+
 /** What the MCP binding needs from the engine. */
 export interface ToolProvider {
   listTools(): ServedTool[];
+  /** `listTools()` as JSON, when the provider has it serialized already: sent as it is, not serialized again. */
+  listingJson?(): ListingJson;
   hasTool(name: string): boolean;
   /** Never rejects for a failed call: failures are results with `isError: true`. */
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;

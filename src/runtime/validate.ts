@@ -6,16 +6,15 @@
 // over it. Only a value that fails and is small (THOROUGH_VALUES) is checked again for every mismatch, so the
 // model sees all its mistakes in an ordinary call; two million wrong integers cost one mismatch, not two million.
 
-import type { CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv2020, CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { compileLinear } from "../catalog/schema/pattern.js";
 import type { JsonSchema, Tool } from "../catalog/types.js";
 import { atMostValues } from "./limits.js";
 import { useLinearUniqueItems } from "./unique-items.js";
 
-// ajv-formats is CommonJS with a default export that ESM sees nested.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+// Ajv is loaded at the first check, not with the engine: a server answers tools/list without it.
+const load = createRequire(import.meta.url);
 const DEFINITION_PREFIX = "urn:openapi-mcp:def:";
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 /** A failing value holding at most this many values is checked again for all its mismatches. */
@@ -44,7 +43,6 @@ export class Validator {
 
   constructor({ definitions }: { definitions: Record<string, JsonSchema> }) {
     this.definitions = definitions;
-    this.instance("first");
   }
 
   /** Mismatches of a tool's arguments with its input schema; empty when they are valid. */
@@ -86,10 +84,17 @@ export class Validator {
     return (validate.errors ?? []).map(mismatchOf).filter(unique());
   }
 
-  /** One Ajv per mode (`allErrors` is set for an instance), the second made when first needed. */
+  /**
+   * One Ajv per mode (`allErrors` is set for an instance), each made when first needed: registering GitHub's 600
+   * definitions takes ~150 ms a server need not spend to start.
+   */
   private instance(mode: Mode): Ajv2020 {
     const made = this.ajv[mode];
     if (made) return made;
+    const { Ajv2020 } = load("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    // ajv-formats is CommonJS with a default export that ESM sees nested.
+    const formats = load("ajv-formats") as { default?: unknown };
+    const addFormats = (formats.default ?? formats) as (ajv: Ajv2020) => void;
     // ownProperties: an argument or field named `constructor` or `toString` is looked up on the value itself, not
     // found on Object.prototype (which made an omitted optional `constructor` "must be string").
     const ajv = new Ajv2020({ strict: false, allErrors: mode === "all", logger: false, inlineRefs: false, ownProperties: true, code: { regExp: linearRegExp } });

@@ -17,7 +17,8 @@ import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
-import { toolPage } from "./pages.js";
+import { CAPABILITIES } from "./early.js";
+import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
 /** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
 export interface ServerIdentity {
@@ -62,17 +63,20 @@ export function createMcpServer({
   const server = new Server(
     { name, version },
     // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
-    // expect of any server; the SDK answers logging/setLevel itself.
-    { capabilities: { tools: { listChanged: false }, logging: {} }, ...(instructions ? { instructions } : {}) },
+    // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts).
+    { capabilities: structuredClone(CAPABILITIES), ...(instructions ? { instructions } : {}) },
   );
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
   // pages when it is large (pages.ts).
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const cursor = request.params?.cursor;
-    const page = toolPage({ tools: provider.listTools(), ...(cursor !== undefined ? { cursor } : {}) });
+    const listing = provider.listingJson?.();
+    const at = cursor !== undefined ? { cursor } : {};
+    const page = listing ? jsonToolPage({ listing, tools: () => provider.listTools(), ...at }) : toolPage({ tools: provider.listTools(), ...at });
     if (!page) throw new RpcError({ code: ErrorCode.InvalidParams, message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)" });
-    return { ...page };
+    // A page serialized already is returned as it is: the stdio transport sends its JSON (pages.ts).
+    return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -4,7 +4,7 @@
 // with `nextCursor`, as MCP's pagination has clients follow.
 
 import { createHash } from "node:crypto";
-import type { ServedTool } from "../runtime/types.js";
+import type { ListingJson, ServedTool } from "../runtime/types.js";
 
 /**
  * 4 MiB of entries a page: well under the SDK client's 10 MiB stdio limit, and the size of the largest request body
@@ -26,7 +26,7 @@ interface Paged {
 }
 
 // Per listing, not per server: over HTTP each session has a server of its own, all serving the same listing.
-const paged = new WeakMap<readonly ServedTool[], Paged>();
+const paged = new WeakMap<object, Paged>();
 
 /**
  * The page of `tools` that `cursor` names (the first without one), or undefined when the cursor is not one this
@@ -34,29 +34,72 @@ const paged = new WeakMap<readonly ServedTool[], Paged>();
  * the same for the same listing on every run, and refused by a server listing other tools.
  */
 export function toolPage({ tools, cursor, maxBytes = MAX_PAGE_BYTES }: { tools: readonly ServedTool[]; cursor?: string; maxBytes?: number }): ToolPage | undefined {
-  let state = paged.get(tools);
+  const range = pageRange({ listing: tools, names: () => tools.map((t) => t.name), sizes: (i) => Buffer.byteLength(JSON.stringify(tools[i])), count: tools.length, cursor, maxBytes });
+  if (!range) return undefined;
+  const page: ToolPage = { tools: tools.slice(range.start, range.end) };
+  if (range.nextCursor) page.nextCursor = range.nextCursor;
+  return page;
+}
+
+/**
+ * The same page of a listing serialized once (ListingJson), as a result whose JSON the stdio transport sends as it
+ * is (see `rawJson`); its `tools` are parsed only if something reads them (the HTTP transport serializing it).
+ */
+export function jsonToolPage({ listing, tools, cursor, maxBytes = MAX_PAGE_BYTES }: { listing: ListingJson; tools: () => readonly ServedTool[]; cursor?: string; maxBytes?: number }): ToolPage | undefined {
+  const { names, texts } = listing;
+  const range = pageRange({ listing, names: () => names, sizes: (i) => Buffer.byteLength(texts[i]!), count: texts.length, cursor, maxBytes });
+  if (!range) return undefined;
+  const { start, end, nextCursor } = range;
+  const page = {} as ToolPage;
+  Object.defineProperty(page, "tools", { enumerable: true, get: () => tools().slice(start, end) });
+  if (nextCursor) page.nextCursor = nextCursor;
+  const text = `{"tools":[${texts.slice(start, end).join(",")}]${nextCursor ? `,"nextCursor":${JSON.stringify(nextCursor)}` : ""}}`;
+  serialized.set(page, text);
+  return page;
+}
+
+const serialized = new WeakMap<object, string>();
+/** The JSON of a result made by `jsonToolPage`: what `JSON.stringify` would give, already written. */
+export function rawJson(result: unknown): string | undefined {
+  return typeof result === "object" && result !== null ? serialized.get(result) : undefined;
+}
+
+function pageRange({
+  listing,
+  names,
+  sizes,
+  count,
+  cursor,
+  maxBytes,
+}: {
+  listing: object;
+  names: () => readonly string[];
+  sizes: (index: number) => number;
+  count: number;
+  cursor: string | undefined;
+  maxBytes: number;
+}): { start: number; end: number; nextCursor?: string } | undefined {
+  let state = paged.get(listing);
   if (!state) {
-    state = { fingerprint: fingerprintOf(tools), ends: new Map() };
-    paged.set(tools, state);
+    state = { fingerprint: fingerprintOf(names()), ends: new Map() };
+    paged.set(listing, state);
   }
   const start = cursor === undefined ? 0 : startOf(cursor, state.fingerprint);
-  if (start === undefined || start >= tools.length) return start === 0 ? { tools: [] } : undefined;
+  if (start === undefined || start >= count) return start === 0 ? { start: 0, end: 0 } : undefined;
   let end = state.ends.get(start);
   if (end === undefined) {
     end = start;
     // `[`, `]` and a comma between entries.
     let bytes = 2;
-    while (end < tools.length) {
-      const size = Buffer.byteLength(JSON.stringify(tools[end])) + (end > start ? 1 : 0);
+    while (end < count) {
+      const size = sizes(end) + (end > start ? 1 : 0);
       if (end > start && bytes + size > maxBytes) break;
       bytes += size;
       end++;
     }
     state.ends.set(start, end);
   }
-  const page: ToolPage = { tools: tools.slice(start, end) };
-  if (end < tools.length) page.nextCursor = Buffer.from(`${end}.${state.fingerprint}`).toString("base64url");
-  return page;
+  return end < count ? { start, end, nextCursor: Buffer.from(`${end}.${state.fingerprint}`).toString("base64url") } : { start, end };
 }
 
 function startOf(cursor: string, fingerprint: string): number | undefined {
@@ -64,8 +107,8 @@ function startOf(cursor: string, fingerprint: string): number | undefined {
   return match && match[2] === fingerprint ? Number(match[1]) : undefined;
 }
 
-function fingerprintOf(tools: readonly ServedTool[]): string {
+function fingerprintOf(names: readonly string[]): string {
   const hash = createHash("sha256");
-  for (const tool of tools) hash.update(`${tool.name}\n`);
+  for (const name of names) hash.update(`${name}\n`);
   return hash.digest("hex").slice(0, 12);
 }

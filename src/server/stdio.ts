@@ -1,11 +1,13 @@
 // MCP over stdio, for desktop clients. stdout carries protocol messages and nothing else: one stray line there
-// breaks the client's parser, so diagnostics go to stderr and console output is rerouted while serving.
+// breaks the client's parser, so diagnostics go to stderr and console output is rerouted while serving. A provider
+// with its listing serialized has `initialize` and the first tools/list answered before the SDK loads (early.ts);
+// the SDK's session (stdio-session.ts) takes over from there.
 
-import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallTracker } from "./calls.js";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import type { ToolProvider } from "../runtime/types.js";
+import { answerEarly } from "./early.js";
 import { boundedLog } from "./log-lines.js";
-import { createMcpServer, type ServerIdentity } from "./mcp.js";
+import type { ServerIdentity } from "./mcp.js";
 
 export interface StdioOptions extends ServerIdentity {
   /** How long `close()` lets in-flight calls finish before aborting them (ms). */
@@ -14,6 +16,10 @@ export interface StdioOptions extends ServerIdentity {
   /** For tests; default process.stdin / process.stdout. */
   stdin?: Readable;
   stdout?: Writable;
+  /** Answer initialize and the first tools/list before loading the SDK, when the listing is serialized (default true). */
+  early?: boolean;
+  /** Run before the SDK's session starts (after the early answers): what calls need and those answers did not. */
+  ready?: () => void;
 }
 
 export interface StdioHandle {
@@ -34,47 +40,53 @@ export async function serveStdio({
   log: write = (line) => process.stderr.write(`${line}\n`),
   stdin = process.stdin,
   stdout = process.stdout,
+  early = true,
+  ready = () => {},
 }: StdioOptions): Promise<StdioHandle> {
   // Lines bounded as over HTTP (a response to an unknown request id would be logged whole).
   const log = boundedLog(write);
-  const calls = new CallTracker();
-  const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
-  const transport = new StdioServerTransport(stdin, stdout);
   const restoreConsole = stdout === process.stdout ? rerouteConsole() : () => {};
-
-  let markClosed = (): void => {};
-  const closed = new Promise<void>((resolve) => {
-    markClosed = resolve;
-  });
-  server.onclose = () => {
-    restoreConsole();
-    markClosed();
+  const start = async ({ input, answered }: { input: Readable; answered?: string | number | undefined }): Promise<StdioHandle> => {
+    ready();
+    const { serveSession } = await import("./stdio-session.js");
+    return serveSession({ provider, name, version, instructions, graceMs, log, stdin: input, stdout, answered });
   };
-  server.onerror = (error) => log(`mcp: ${error.message}`);
-
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      if (!(await calls.drain(graceMs))) {
-        calls.abort();
-        await calls.drain(1_000);
-      }
-      // Let the answers of the calls just settled reach stdout before the transport goes.
-      await new Promise((resolve) => setImmediate(resolve));
-      await server.close();
-    })();
-    return closing;
-  };
-
-  // The SDK's stdio transport never notices the end of stdin (it listens to 'data' and 'error' only): without
-  // this, a client that goes away leaves the server waiting, and keep-alive sockets keep the process up.
-  stdin.once("end", () => void close());
+  let session: Promise<StdioHandle>;
+  // Closed before the SDK took over: it takes over now, to close as a session closes.
+  let finishEarly = (): void => {};
+  const listing = provider.listingJson?.bind(provider);
+  if (early && listing) {
+    const answers = answerEarly({ stdin, stdout, serverInfo: { name, version }, ...(instructions ? { instructions } : {}), listing });
+    session = answers.handover.then(({ replay, answered, ended }) => {
+      // What the early answers read is read again by the SDK, then the rest of stdin.
+      const input = new PassThrough();
+      for (const bytes of replay) input.write(bytes);
+      if (ended) input.end();
+      else stdin.pipe(input);
+      return start({ input, answered }).then((handle) => {
+        void handle.closed.then(() => {
+          stdin.unpipe(input);
+          stdin.pause();
+        });
+        return handle;
+      });
+    });
+    finishEarly = answers.finish;
+  } else {
+    session = start({ input: stdin });
+  }
+  const closed = session.then((h) => h.closed).finally(restoreConsole);
   // A client that exits mid-answer makes stdout fail with EPIPE: end the session instead of crashing on it.
   stdout.on("error", (error) => {
     log(`stdout: ${error.message}`);
     void close();
   });
-  await server.connect(transport);
+  const close = async (): Promise<void> => {
+    finishEarly();
+    await (await session).close();
+  };
+  // Without early answers the session is up when this returns, as before.
+  if (!(early && listing)) await session;
   return { close, closed };
 }
 

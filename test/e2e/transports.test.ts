@@ -13,6 +13,7 @@ import { serve } from "../../src/serve.js";
 import { CLI } from "../support/cli.js";
 import { type CallResult, call, SECRETS, textOf, WIRE_FIXTURE, wireCatalog } from "../support/e2e.js";
 import { hang, json, Upstream } from "../support/upstream.js";
+import { testCacheHome } from "../support/cache-env.js";
 
 let upstream: Upstream;
 let toolCount: number;
@@ -93,7 +94,7 @@ describe("stdio: the built CLI as a child process", () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "serve", WIRE_FIXTURE, "--base-url", `${upstream.url}/v1`],
-      env: { ...SECRETS },
+      env: { ...testCacheHome(), ...SECRETS },
       stderr: "pipe",
     });
     let stderr = "";

@@ -12,6 +12,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type ClientCapabilities, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
 import { createMcpServer } from "../../src/server/mcp.js";
+import { testCacheHome } from "./cache-env.js";
 import { CLI } from "./cli.js";
 import type { Reply } from "./upstream.js";
 
@@ -323,7 +324,7 @@ export interface StdioServer {
 
 /** `node dist/cli.js serve <args>` as a child process, with the SDK client over its stdio. */
 export async function serveOverStdio(args: string[], { env, elicit }: { env: Record<string, string>; elicit?: Elicit }): Promise<StdioServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", ...args], env: { ...env, NO_COLOR: "1" }, stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", ...args], env: { ...testCacheHome(), ...env, NO_COLOR: "1" }, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

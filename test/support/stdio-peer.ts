@@ -3,6 +3,7 @@
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { testCacheHome } from "./cache-env.js";
 
 export interface StdioPeer {
   /** Sends a request and resolves with the response line exactly as the server wrote it. */
@@ -16,7 +17,7 @@ export interface StdioPeer {
 const RESPONSE_TIMEOUT_MS = 20_000;
 
 export async function startPeer({ command, args, env, cwd }: { command: string; args: string[]; env: Record<string, string>; cwd?: string }): Promise<StdioPeer> {
-  const child: ChildProcessWithoutNullStreams = spawn(command, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "pipe", ...(cwd ? { cwd } : {}) });
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, { env: { PATH: process.env.PATH ?? "", ...testCacheHome(), ...env }, stdio: "pipe", ...(cwd ? { cwd } : {}) });
   let errors = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     errors += chunk;
