@@ -4,7 +4,6 @@
 // the SDK's session (stdio-session.ts) takes over from there.
 
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import type { ToolProvider } from "../runtime/types.js";
 import { answerEarly } from "./early.js";
 import { boundedLog } from "./log-lines.js";
 import type { ServerIdentity } from "./mcp.js";
