@@ -13,7 +13,10 @@ writeFileSync(summary, "");
 
 for (const bench of BENCHES) {
   console.log(`\n=== ${bench} ===`);
-  execFileSync(process.execPath, [new URL(`./${bench}.mjs`, import.meta.url).pathname], { stdio: "inherit", env: { ...process.env, BENCH_SUMMARY: summary } });
+  execFileSync(process.execPath, [new URL(`./${bench}.mjs`, import.meta.url).pathname], {
+    stdio: "inherit",
+    env: { ...process.env, BENCH_SUMMARY: summary },
+  });
 }
 
 const rows = readFileSync(summary, "utf8")
@@ -23,12 +26,24 @@ const rows = readFileSync(summary, "utf8")
   .map((line) => JSON.parse(line));
 const table = [
   ["bench", "measure", "value", "floor / beside", "target", "met"],
-  ...rows.map((r) => [r.bench, r.measure, r.value, r.floor, r.target, r.met === undefined ? "-" : r.met ? "yes" : "NO"]),
+  ...rows.map((r) => [
+    r.bench,
+    r.measure,
+    r.value,
+    r.floor,
+    r.target,
+    r.met === undefined ? "-" : r.met ? "yes" : "NO",
+  ]),
 ];
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
 console.log("\n=== summary ===");
 printMachine();
 for (const [i, row] of table.entries()) {
-  console.log(row.map((cell, j) => String(cell).padEnd(widths[j])).join("  ").trimEnd());
+  console.log(
+    row
+      .map((cell, j) => String(cell).padEnd(widths[j]))
+      .join("  ")
+      .trimEnd(),
+  );
   if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
 }

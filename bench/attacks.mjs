@@ -45,10 +45,14 @@ function cpuSeconds(pid) {
 }
 
 async function startServer() {
-  const child = spawn(process.execPath, [resolve(options.cli), "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"], {
-    env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [resolve(options.cli), "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"],
+    {
+      env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const port = await new Promise((done, fail) => {
     let stderr = "";
     child.stderr.on("data", (chunk) => {
@@ -64,11 +68,14 @@ async function startServer() {
 /** One POST to /mcp: status, headers and the whole body as text. */
 function post({ port, body, headers = {} }) {
   return new Promise((done, fail) => {
-    const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...HEADERS, ...headers } }, (res) => {
-      const chunks = [];
-      res.on("data", (chunk) => chunks.push(chunk));
-      res.on("end", () => done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...HEADERS, ...headers } },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on("error", fail);
     req.end(body);
   });
@@ -77,7 +84,12 @@ function post({ port, body, headers = {} }) {
 async function openSession(port) {
   const init = await post({
     port,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+    }),
   });
   const session = { "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18" };
   await post({ port, headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
@@ -144,10 +156,18 @@ async function run(kind) {
   let reply;
   let held;
   if (kind === "single") reply = await post({ port, headers: session, body });
-  else if (kind === "parallel") reply = (await Promise.all(Array.from({ length: Number(options.parallel) }, () => post({ port, headers: session, body }))))[0];
+  else if (kind === "parallel")
+    reply = (
+      await Promise.all(Array.from({ length: Number(options.parallel) }, () => post({ port, headers: session, body })))
+    )[0];
   else {
     // Raw sockets that send the call and never read a byte of the reply.
-    const head = Object.entries({ host: `127.0.0.1:${port}`, ...HEADERS, ...session, "content-length": Buffer.byteLength(body) })
+    const head = Object.entries({
+      host: `127.0.0.1:${port}`,
+      ...HEADERS,
+      ...session,
+      "content-length": Buffer.byteLength(body),
+    })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("");
     const sockets = Array.from({ length: Number(options.unread) }, () => {
@@ -168,15 +188,25 @@ async function run(kind) {
   const peak = procStatus(pid, "VmHWM");
   child.kill("SIGTERM");
   const calls = kind === "single" ? 1 : kind === "parallel" ? Number(options.parallel) : Number(options.unread);
-  console.log(`\n${kind}: ${calls} × createPet with ${Number(options.count).toLocaleString("en-US")} integers in tags (${size(Buffer.byteLength(body))} each), ${seconds.toFixed(1)} s`);
-  console.log(`  server CPU ${cpu.toFixed(2)} s; RSS before ${megabytes(before.rss)}, peak ${megabytes(peak)}${held !== undefined ? `, ${megabytes(held)} while the replies are unread` : ""}`);
+  console.log(
+    `\n${kind}: ${calls} × createPet with ${Number(options.count).toLocaleString("en-US")} integers in tags (${size(Buffer.byteLength(body))} each), ${seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `  server CPU ${cpu.toFixed(2)} s; RSS before ${megabytes(before.rss)}, peak ${megabytes(peak)}${held !== undefined ? `, ${megabytes(held)} while the replies are unread` : ""}`,
+  );
   if (reply) {
     const text = reply.body.toString("utf8");
     const message = /"text":"((?:[^"\\]|\\.){0,160})/.exec(text)?.[1] ?? text.slice(0, 160);
     console.log(`  reply ${reply.status}, ${size(reply.body.length)}: ${message}…`);
   }
   console.log(`  worst /healthz wait meanwhile: ${worst.toFixed(0)} ms`);
-  recordSummary({ bench: "attacks", measure: `${kind}: ${calls} × 2M-integer createPet`, value: `CPU ${cpu.toFixed(2)} s, peak ${megabytes(peak)}`, floor: `healthz ${worst.toFixed(0)} ms`, target: "bounded" });
+  recordSummary({
+    bench: "attacks",
+    measure: `${kind}: ${calls} × 2M-integer createPet`,
+    value: `CPU ${cpu.toFixed(2)} s, peak ${megabytes(peak)}`,
+    floor: `healthz ${worst.toFixed(0)} ms`,
+    target: "bounded",
+  });
 }
 
 printMachine();

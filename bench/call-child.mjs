@@ -35,7 +35,13 @@ if (mode === "upstream") {
       required: ["id"],
       additionalProperties: false,
     },
-    annotations: { title: "getWidget", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: {
+      title: "getWidget",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    },
   };
   const provider = {
     listTools: () => [tool],

@@ -67,7 +67,8 @@ async function direct() {
     headers: { accept: "application/json" },
   });
   const data = await response.body.json();
-  if (response.statusCode !== 200 || data.id !== 42) throw new Error(`direct: unexpected answer ${response.statusCode}`);
+  if (response.statusCode !== 200 || data.id !== 42)
+    throw new Error(`direct: unexpected answer ${response.statusCode}`);
   return data;
 }
 
@@ -226,15 +227,38 @@ const perSecond = (v) => Math.round(v).toLocaleString("en-US");
 const rows = [
   ["p50, one at a time", "p50", ms, `≤ ${TARGETS.p50}x`, (r) => r <= TARGETS.p50],
   ["p99, one at a time", "p99", ms],
-  [`calls/s, ${CONCURRENCY} in flight`, "perSecond", perSecond, `≥ ${TARGETS.throughput}x`, (r) => r >= TARGETS.throughput],
+  [
+    `calls/s, ${CONCURRENCY} in flight`,
+    "perSecond",
+    perSecond,
+    `≥ ${TARGETS.throughput}x`,
+    (r) => r >= TARGETS.throughput,
+  ],
   [`p50, ${CONCURRENCY} in flight`, "loadP50", ms],
   [`p99, ${CONCURRENCY} in flight`, "loadP99", ms],
 ];
-const header = ["measure", "direct (undici)", "ours (tools/call, stdio)", "ours/direct", "target", "met", "mcp floor", "mcp/direct"];
+const header = [
+  "measure",
+  "direct (undici)",
+  "ours (tools/call, stdio)",
+  "ours/direct",
+  "target",
+  "met",
+  "mcp floor",
+  "mcp/direct",
+];
 const table = [header];
 for (const [label, key, format, target, met] of rows) {
   const ratio = pick("ours", key) / pick("direct", key);
-  if (target) recordSummary({ bench: "call", measure: `${label} (ours / direct undici)`, value: `${ratio.toFixed(2)}×`, floor: `MCP floor ${(pick("mcp", key) / pick("direct", key)).toFixed(2)}×`, target, met: met(ratio) });
+  if (target)
+    recordSummary({
+      bench: "call",
+      measure: `${label} (ours / direct undici)`,
+      value: `${ratio.toFixed(2)}×`,
+      floor: `MCP floor ${(pick("mcp", key) / pick("direct", key)).toFixed(2)}×`,
+      target,
+      met: met(ratio),
+    });
   table.push([
     label,
     format(pick("direct", key)),
@@ -254,7 +278,11 @@ const cpuTable = [["", "client process", "MCP server", "upstream", "all"]];
 for (const { name } of SUBJECTS) {
   const [client, server, up] = ["cpuClient", "cpuServer", "cpuUpstream"].map((key) => pick(name, key));
   const label = { direct: "direct", mcp: "mcp floor", ours: "ours" }[name];
-  cpuTable.push([label, client, name === "direct" ? Number.NaN : server, up, client + (name === "direct" ? 0 : server) + up].map((v, i) => (i === 0 ? v : Number.isNaN(v) ? "-" : Math.round(v))));
+  cpuTable.push(
+    [label, client, name === "direct" ? Number.NaN : server, up, client + (name === "direct" ? 0 : server) + up].map(
+      (v, i) => (i === 0 ? v : Number.isNaN(v) ? "-" : Math.round(v)),
+    ),
+  );
 }
 printTable(cpuTable);
 
@@ -274,7 +302,9 @@ if (profileDir) {
 function printTable(rowsToPrint) {
   const widths = rowsToPrint[0].map((_, i) => Math.max(...rowsToPrint.map((r) => String(r[i]).length)));
   for (const [i, r] of rowsToPrint.entries()) {
-    console.log(r.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join("  "));
+    console.log(
+      r.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join("  "),
+    );
     if (i === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
   }
 }
@@ -325,7 +355,10 @@ function summarizeProfile(file) {
   const percent = (time) => `${((time / busy) * 100).toFixed(1).padStart(5)}%`;
   console.log(`Our server's CPU profile: ${file}`);
   console.log(`${total.toFixed(0)} ms profiled, ${busy.toFixed(0)} ms busy. Self time by area (% of busy):`);
-  for (const [area, time] of [...byArea].filter(([a]) => a !== "(idle)").sort((a, b) => b[1] - a[1]).slice(0, 14)) {
+  for (const [area, time] of [...byArea]
+    .filter(([a]) => a !== "(idle)")
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 14)) {
     console.log(`  ${percent(time)}  ${area}`);
   }
   console.log("Stages of a call (inclusive time, % of busy):");
@@ -347,7 +380,10 @@ function summarizeProfile(file) {
     console.log(`  ${percent(time)}  ${label}`);
   }
   console.log("Hottest functions (self time, % of busy):");
-  for (const [name, time] of [...byFunction].filter(([n]) => !n.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+  for (const [name, time] of [...byFunction]
+    .filter(([n]) => !n.startsWith("(idle)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 20)) {
     console.log(`  ${percent(time)}  ${name}`);
   }
 }

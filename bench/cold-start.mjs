@@ -21,13 +21,18 @@ const { values: args } = parseArgs({
 });
 const runs = Math.max(1, Number(args.runs));
 const PEER = `${root}node_modules/@ivotoby/openapi-mcp-server/bin/mcp-server.js`;
-const PEER_VERSION = JSON.parse(readFileSync(`${root}node_modules/@ivotoby/openapi-mcp-server/package.json`, "utf8")).version;
+const PEER_VERSION = JSON.parse(
+  readFileSync(`${root}node_modules/@ivotoby/openapi-mcp-server/package.json`, "utf8"),
+).version;
 
 /** One start: milliseconds to the initialize answer and to the complete tools/list, its bytes, peak RSS. */
 function start({ command, env }) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, command, { stdio: ["pipe", "pipe", "ignore"], env: { PATH: process.env.PATH, ...env } });
+    const child = spawn(process.execPath, command, {
+      stdio: ["pipe", "pipe", "ignore"],
+      env: { PATH: process.env.PATH, ...env },
+    });
     let initialized;
     const fail = (why) => {
       child.kill("SIGKILL");
@@ -56,7 +61,14 @@ function start({ command, env }) {
           // The high-water mark of the process's resident memory, read before it goes.
           const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
           const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-          const result = { initialize: initialized - t0, list: done - initialized, total: done - t0, rss: peakKb / 1024, bytes: Buffer.byteLength(line), tools: message.result?.tools?.length ?? 0 };
+          const result = {
+            initialize: initialized - t0,
+            list: done - initialized,
+            total: done - t0,
+            rss: peakKb / 1024,
+            bytes: Buffer.byteLength(line),
+            tools: message.result?.tools?.length ?? 0,
+          };
           // The next start waits for this process to be gone: it neither competes for the CPU nor leaves work undone.
           child.removeAllListeners("exit");
           child.once("exit", () => resolve(result));
@@ -65,16 +77,29 @@ function start({ command, env }) {
       }
       if (from < chunk.length) pending.push(chunk.subarray(from));
     });
-    const initialize = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cold-start", version: "0" } };
+    const initialize = {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "cold-start", version: "0" },
+    };
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize })}\n`);
   });
 }
 
 const cache = mkdtempSync(join(tmpdir(), "cold-start-cache-"));
 const subjects = [
-  { name: `peer (@ivotoby/openapi-mcp-server ${PEER_VERSION})`, command: [PEER, "--transport", "stdio", "--openapi-spec", args.spec, "--api-base-url", "https://api.github.com"], env: {} },
+  {
+    name: `peer (@ivotoby/openapi-mcp-server ${PEER_VERSION})`,
+    command: [PEER, "--transport", "stdio", "--openapi-spec", args.spec, "--api-base-url", "https://api.github.com"],
+    env: {},
+  },
   // An empty cache directory before each first start: nothing is cached.
-  { name: "ours, first start", command: [args.cli, "serve", args.spec], env: { XDG_CACHE_HOME: cache }, before: () => rmSync(join(cache, "openapi-mcp"), { recursive: true, force: true }) },
+  {
+    name: "ours, first start",
+    command: [args.cli, "serve", args.spec],
+    env: { XDG_CACHE_HOME: cache },
+    before: () => rmSync(join(cache, "openapi-mcp"), { recursive: true, force: true }),
+  },
   { name: "ours, later start", command: [args.cli, "serve", args.spec], env: { XDG_CACHE_HOME: cache } },
 ];
 const results = new Map(subjects.map((s) => [s.name, []]));
@@ -93,11 +118,17 @@ rmSync(cache, { recursive: true, force: true });
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const cell = (list, field, unit) => `${Math.round(median(list.map((r) => r[field])))} ${unit}`;
-console.log(`Cold start on ${args.spec.split("/").pop()}: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}; medians of ${runs} alternating runs\n`);
+console.log(
+  `Cold start on ${args.spec.split("/").pop()}: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, Node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}; medians of ${runs} alternating runs\n`,
+);
 console.log("| | initialize | tools/list | total | peak RSS | listing | tools |");
 console.log("|---|---|---|---|---|---|---|");
 for (const [name, list] of results) {
-  console.log(`| ${name} | ${cell(list, "initialize", "ms")} | ${cell(list, "list", "ms")} | ${cell(list, "total", "ms")} | ${cell(list, "rss", "MB")} | ${(median(list.map((r) => r.bytes)) / 2 ** 20).toFixed(1)} MB | ${median(list.map((r) => r.tools))} |`);
+  console.log(
+    `| ${name} | ${cell(list, "initialize", "ms")} | ${cell(list, "list", "ms")} | ${cell(list, "total", "ms")} | ${cell(list, "rss", "MB")} | ${(median(list.map((r) => r.bytes)) / 2 ** 20).toFixed(1)} MB | ${median(list.map((r) => r.tools))} |`,
+  );
 }
 // The targets (issue 12), as ratios to the peer measured in the same run: the machine is noisy, the ratio less so.
 const peer = median(results.get(subjects[0].name).map((r) => r.total));
@@ -106,5 +137,7 @@ const met = (ok) => (ok ? "met" : "NOT met");
 const first = ratio(subjects[1].name);
 const firstRss = median(results.get(subjects[1].name).map((r) => r.rss));
 const later = ratio(subjects[2].name);
-console.log(`\n${subjects[1].name}: total ${first.toFixed(2)}× the peer's (target ≤ 1.0×: ${met(first <= 1)}); peak RSS ${Math.round(firstRss)} MB (target ≤ 100 MB: ${met(firstRss <= 100)})`);
+console.log(
+  `\n${subjects[1].name}: total ${first.toFixed(2)}× the peer's (target ≤ 1.0×: ${met(first <= 1)}); peak RSS ${Math.round(firstRss)} MB (target ≤ 100 MB: ${met(firstRss <= 100)})`,
+);
 console.log(`${subjects[2].name}: total ${later.toFixed(2)}× the peer's (target ≤ 0.5×: ${met(later <= 0.5)})`);

@@ -37,7 +37,10 @@ async function countingOutput(run) {
   let lines = 0;
   const saved = { warn: console.warn, error: console.error, log: console.log, write: process.stderr.write };
   const count = (...args) => {
-    lines += String(args[0] ?? "").split("\n").filter(Boolean).length || 1;
+    lines +=
+      String(args[0] ?? "")
+        .split("\n")
+        .filter(Boolean).length || 1;
   };
   console.warn = count;
   console.error = count;
@@ -55,10 +58,12 @@ async function dryRun(file, catalog) {
   const args = sampleArguments({ schema: tool.inputSchema, definitions: catalog.definitions });
   try {
     const report = await callTool(file, { tool: tool.name, args, dryRun: true, env: EMPTY_ENV, log: () => {} });
-    if (report.request) return { outcome: "request", tool: tool.name, request: report.request.split("\n").slice(0, 4).join("\n") };
+    if (report.request)
+      return { outcome: "request", tool: tool.name, request: report.request.split("\n").slice(0, 4).join("\n") };
     return { outcome: "error-result", tool: tool.name, message: report.result?.content?.[0]?.text?.slice(0, 300) };
   } catch (error) {
-    if (isUserError(error)) return { outcome: "refused", tool: tool.name, code: error.code, message: error.message.slice(0, 300) };
+    if (isUserError(error))
+      return { outcome: "refused", tool: tool.name, code: error.code, message: error.message.slice(0, 300) };
     return { outcome: "crash", tool: tool.name, message: String(error?.stack ?? error).slice(0, 1000) };
   }
 }
@@ -71,7 +76,8 @@ async function runSpec(file) {
     setup = await setUpEngine(file, { env: EMPTY_ENV, log: (line) => startup.push(line) });
   } catch (error) {
     const loadMs = performance.now() - started;
-    if (isUserError(error)) return { outcome: "refused", code: error.code, message: error.message.slice(0, 600), loadMs };
+    if (isUserError(error))
+      return { outcome: "refused", code: error.code, message: error.message.slice(0, 600), loadMs };
     return { outcome: "crash", message: String(error?.stack ?? error).slice(0, 1000), loadMs };
   }
   const loadMs = performance.now() - started;
@@ -93,7 +99,12 @@ async function runSpec(file) {
       dryRun: await dryRun(file, catalog),
     };
   } catch (error) {
-    return { outcome: "list-failed", tools: catalog.tools.length, message: String(error?.stack ?? error).slice(0, 1000), loadMs };
+    return {
+      outcome: "list-failed",
+      tools: catalog.tools.length,
+      message: String(error?.stack ?? error).slice(0, 1000),
+      loadMs,
+    };
   }
 }
 

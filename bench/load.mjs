@@ -97,8 +97,22 @@ for (const row of rows) {
     continue;
   }
   const met = [row.loadMs <= spec.target.ms ? "time" : "", row.loadMB <= spec.target.mb ? "memory" : ""];
-  recordSummary({ bench: "load", measure: `${spec.name}: load time`, value: `${Math.round(row.loadMs)} ms`, floor: `${Math.round(row.floorMs)} ms (${(row.loadMs / row.floorMs).toFixed(2)}×)`, target: `≤ ${spec.target.ms} ms`, met: Boolean(met[0]) });
-  recordSummary({ bench: "load", measure: `${spec.name}: peak RSS`, value: `${Math.round(row.loadMB)} MB`, floor: `${Math.round(row.floorMB)} MB (${(row.loadMB / row.floorMB).toFixed(2)}×)`, target: `≤ ${spec.target.mb} MB`, met: Boolean(met[1]) });
+  recordSummary({
+    bench: "load",
+    measure: `${spec.name}: load time`,
+    value: `${Math.round(row.loadMs)} ms`,
+    floor: `${Math.round(row.floorMs)} ms (${(row.loadMs / row.floorMs).toFixed(2)}×)`,
+    target: `≤ ${spec.target.ms} ms`,
+    met: Boolean(met[0]),
+  });
+  recordSummary({
+    bench: "load",
+    measure: `${spec.name}: peak RSS`,
+    value: `${Math.round(row.loadMB)} MB`,
+    floor: `${Math.round(row.floorMB)} MB (${(row.loadMB / row.floorMB).toFixed(2)}×)`,
+    target: `≤ ${spec.target.mb} MB`,
+    met: Boolean(met[1]),
+  });
   table.push([
     spec.name,
     `${row.ops}/${row.tools}`,

@@ -42,7 +42,11 @@ export async function runPool({ worker, specs, jobs, timeoutMs, message = () => 
         const timer = setTimeout(() => {
           child.removeAllListeners("close");
           child.kill("SIGKILL");
-          resolve({ outcome: "timeout", message: `no result after ${timeoutMs / 1000} s`, loadMs: performance.now() - t0 });
+          resolve({
+            outcome: "timeout",
+            message: `no result after ${timeoutMs / 1000} s`,
+            loadMs: performance.now() - t0,
+          });
         }, timeoutMs);
         child.once("message", (answer) => {
           clearTimeout(timer);
@@ -54,13 +58,18 @@ export async function runPool({ worker, specs, jobs, timeoutMs, message = () => 
           clearTimeout(timer);
           child.removeAllListeners("message");
           const why = signal ? `signal ${signal}` : `exit code ${code}`;
-          resolve({ outcome: "crash", message: `worker died (${why}): ${stderrTail.trim().split("\n").slice(-3).join(" | ")}`, loadMs: performance.now() - t0 });
+          resolve({
+            outcome: "crash",
+            message: `worker died (${why}): ${stderrTail.trim().split("\n").slice(-3).join(" | ")}`,
+            loadMs: performance.now() - t0,
+          });
         });
         child.send({ file: spec.file, ...message(spec) });
       });
       results.set(spec.name, result);
       onResult(spec, result, results.size);
-      if ((result.outcome === "crash" && result.message.startsWith("worker died")) || result.outcome === "timeout") await start();
+      if ((result.outcome === "crash" && result.message.startsWith("worker died")) || result.outcome === "timeout")
+        await start();
     }
     child.kill();
   };

@@ -34,7 +34,9 @@ function sample({ schema, definitions, depth }) {
       return result;
     }
     case "array":
-      return Array.from({ length: schema.minItems ?? 0 }, () => sample({ schema: schema.items ?? true, definitions, depth: depth + 1 }));
+      return Array.from({ length: schema.minItems ?? 0 }, () =>
+        sample({ schema: schema.items ?? true, definitions, depth: depth + 1 }),
+      );
     case "integer":
     case "number":
       return schema.minimum ?? (typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + 1 : 1);

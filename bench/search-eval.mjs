@@ -26,5 +26,11 @@ export function evaluate({ tasks, search }) {
     return { task, expected, rank: ranks.length > 0 ? Math.min(...ranks) + 1 : undefined, found: found.slice(0, 5) };
   });
   const within = (k) => results.filter((r) => r.rank !== undefined && r.rank <= k).length / results.length;
-  return { total: results.length, top1: within(1), top5: within(5), results, misses: results.filter((r) => r.rank !== 1) };
+  return {
+    total: results.length,
+    top1: within(1),
+    top5: within(5),
+    results,
+    misses: results.filter((r) => r.rank !== 1),
+  };
 }

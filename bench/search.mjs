@@ -27,24 +27,55 @@ const report = evaluate({ tasks, search: (query) => index.search(query, 10).map(
 const queryMs = (performance.now() - started) / tasks.length;
 
 // What a client is sent in dynamic mode, credentials stubbed (the engine refuses to start without them).
-const env = Object.fromEntries(Object.values(catalog.credentials).flatMap((scheme) => credentialVariables(scheme)).map((name) => [name, "stub"]));
+const env = Object.fromEntries(
+  Object.values(catalog.credentials)
+    .flatMap((scheme) => credentialVariables(scheme))
+    .map((name) => [name, "stub"]),
+);
 const engine = startEngine({ catalog, env, log: () => {} });
 const listed = JSON.stringify({ tools: new DynamicProvider({ engine, catalog }).listTools() });
 const bytes = Buffer.byteLength(listed);
 
 const percent = (rate) => `${(rate * 100).toFixed(1)}%`;
 const verdict = (rate, target) => (rate >= target ? "met" : "NOT MET");
-console.log(`GitHub: ${catalog.tools.length} tools, ${report.total} tasks; index built in ${indexMs.toFixed(0)} ms, ${queryMs.toFixed(2)} ms a query`);
-console.log(`top-1: ${percent(report.top1)} (target ≥ ${percent(TARGETS.top1)}: ${verdict(report.top1, TARGETS.top1)})`);
-console.log(`top-5: ${percent(report.top5)} (target ≥ ${percent(TARGETS.top5)}: ${verdict(report.top5, TARGETS.top5)})`);
+console.log(
+  `GitHub: ${catalog.tools.length} tools, ${report.total} tasks; index built in ${indexMs.toFixed(0)} ms, ${queryMs.toFixed(2)} ms a query`,
+);
+console.log(
+  `top-1: ${percent(report.top1)} (target ≥ ${percent(TARGETS.top1)}: ${verdict(report.top1, TARGETS.top1)})`,
+);
+console.log(
+  `top-5: ${percent(report.top5)} (target ≥ ${percent(TARGETS.top5)}: ${verdict(report.top5, TARGETS.top5)})`,
+);
 console.log(`dynamic mode tools/list: ${bytes} bytes ≈ ${approximateTokens(bytes)} tokens (target ≤ 250)`);
-recordSummary({ bench: "search", measure: `GitHub, ${report.total} tasks: top-1`, value: percent(report.top1), target: `≥ ${percent(TARGETS.top1)}`, met: report.top1 >= TARGETS.top1 });
-recordSummary({ bench: "search", measure: `GitHub, ${report.total} tasks: top-5`, value: percent(report.top5), target: `≥ ${percent(TARGETS.top5)}`, met: report.top5 >= TARGETS.top5 });
-recordSummary({ bench: "search", measure: "dynamic mode tools/list (GitHub)", value: `${approximateTokens(bytes)} tokens`, target: "≤ 250", met: approximateTokens(bytes) <= 250 });
+recordSummary({
+  bench: "search",
+  measure: `GitHub, ${report.total} tasks: top-1`,
+  value: percent(report.top1),
+  target: `≥ ${percent(TARGETS.top1)}`,
+  met: report.top1 >= TARGETS.top1,
+});
+recordSummary({
+  bench: "search",
+  measure: `GitHub, ${report.total} tasks: top-5`,
+  value: percent(report.top5),
+  target: `≥ ${percent(TARGETS.top5)}`,
+  met: report.top5 >= TARGETS.top5,
+});
+recordSummary({
+  bench: "search",
+  measure: "dynamic mode tools/list (GitHub)",
+  value: `${approximateTokens(bytes)} tokens`,
+  target: "≤ 250",
+  met: approximateTokens(bytes) <= 250,
+});
 const shown = options.all ? report.results : report.misses;
-if (shown.length > 0) console.log(`\n${options.all ? "every task" : "not first"} (rank of the expected tool; what came first):`);
+if (shown.length > 0)
+  console.log(`\n${options.all ? "every task" : "not first"} (rank of the expected tool; what came first):`);
 for (const result of shown) {
-  console.log(`  ${result.rank === undefined ? "–" : `#${result.rank}`}  "${result.task}" → ${result.expected.join(" | ")}`);
+  console.log(
+    `  ${result.rank === undefined ? "–" : `#${result.rank}`}  "${result.task}" → ${result.expected.join(" | ")}`,
+  );
   console.log(`      got: ${result.found.slice(0, 3).join(", ")}`);
 }
 process.exitCode = report.top1 >= TARGETS.top1 && report.top5 >= TARGETS.top5 ? 0 : 1;

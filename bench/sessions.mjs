@@ -37,11 +37,22 @@ const INITIALIZE = JSON.stringify({
 /** One initialize POST: its status, Retry-After, session id and body. */
 function initialize({ port, agent }) {
   return new Promise((done, fail) => {
-    const headers = { host: `127.0.0.1:${port}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const headers = {
+      host: `127.0.0.1:${port}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
     const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers, agent }, (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (chunk) => (body += chunk));
-      res.on("end", () => done({ status: res.statusCode, retryAfter: res.headers["retry-after"], session: res.headers["mcp-session-id"], body }));
+      res.on("end", () =>
+        done({
+          status: res.statusCode,
+          retryAfter: res.headers["retry-after"],
+          session: res.headers["mcp-session-id"],
+          body,
+        }),
+      );
     });
     req.on("error", fail);
     req.end(INITIALIZE);
@@ -77,10 +88,14 @@ function procStatus(pid, field) {
 async function flood() {
   const count = Number(options.requests);
   const cli = resolve(options.cli);
-  const child = spawn(process.execPath, [cli, "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"], {
-    env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"],
+    {
+      env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const port = await new Promise((done, fail) => {
     let stderr = "";
     child.stderr.on("data", (chunk) => {
@@ -96,11 +111,25 @@ async function flood() {
   const seconds = (Date.now() - started) / 1000;
   const peak = procStatus(child.pid, "VmHWM");
   child.kill("SIGTERM");
-  console.log(`\nflood: ${count.toLocaleString("en-US")} initialize requests to ${cli.replace(root, "")} in ${seconds.toFixed(1)} s`);
+  console.log(
+    `\nflood: ${count.toLocaleString("en-US")} initialize requests to ${cli.replace(root, "")} in ${seconds.toFixed(1)} s`,
+  );
   console.log(`  RSS before ${megabytes(before)}, peak ${megabytes(peak)}`);
-  console.log(`  statuses: ${Object.entries(statuses).map(([s, n]) => `${s} × ${n.toLocaleString("en-US")}`).join(", ")}`);
-  console.log(`  request ${count.toLocaleString("en-US")}: ${last.status}${last.retryAfter ? `, Retry-After: ${last.retryAfter}` : ""}, ${last.session ? `session ${last.session}` : last.body}`);
-  recordSummary({ bench: "sessions", measure: `${count.toLocaleString("en-US")} initialize: peak RSS`, value: megabytes(peak), floor: `${megabytes(before)} before`, target: "bounded" });
+  console.log(
+    `  statuses: ${Object.entries(statuses)
+      .map(([s, n]) => `${s} × ${n.toLocaleString("en-US")}`)
+      .join(", ")}`,
+  );
+  console.log(
+    `  request ${count.toLocaleString("en-US")}: ${last.status}${last.retryAfter ? `, Retry-After: ${last.retryAfter}` : ""}, ${last.session ? `session ${last.session}` : last.body}`,
+  );
+  recordSummary({
+    bench: "sessions",
+    measure: `${count.toLocaleString("en-US")} initialize: peak RSS`,
+    value: megabytes(peak),
+    floor: `${megabytes(before)} before`,
+    target: "bounded",
+  });
 }
 
 async function memory() {
@@ -129,9 +158,19 @@ async function memory() {
   await running.close();
   const perHeap = (after.heap - base.heap) / count;
   const perRss = (after.rss - base.rss) / count;
-  console.log(`\nmemory: ${count.toLocaleString("en-US")} idle sessions (${JSON.stringify(statuses)}), after a full GC:`);
-  console.log(`  heap +${megabytes(after.heap - base.heap)} (${(perHeap / 1024).toFixed(1)} KB a session), RSS +${megabytes(after.rss - base.rss)} (${(perRss / 1024).toFixed(1)} KB a session)`);
-  recordSummary({ bench: "sessions", measure: "heap per idle session", value: `${(perHeap / 1024).toFixed(1)} KB`, floor: `RSS ${(perRss / 1024).toFixed(1)} KB`, target: "-" });
+  console.log(
+    `\nmemory: ${count.toLocaleString("en-US")} idle sessions (${JSON.stringify(statuses)}), after a full GC:`,
+  );
+  console.log(
+    `  heap +${megabytes(after.heap - base.heap)} (${(perHeap / 1024).toFixed(1)} KB a session), RSS +${megabytes(after.rss - base.rss)} (${(perRss / 1024).toFixed(1)} KB a session)`,
+  );
+  recordSummary({
+    bench: "sessions",
+    measure: "heap per idle session",
+    value: `${(perHeap / 1024).toFixed(1)} KB`,
+    floor: `RSS ${(perRss / 1024).toFixed(1)} KB`,
+    target: "-",
+  });
 }
 
 if (!globalThis.gc) {

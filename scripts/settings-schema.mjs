@@ -16,6 +16,8 @@ function format(value, indent) {
   const inline = JSON.stringify(value, null, 1).replace(/\n\s*/g, " ").replace(/\[ /g, "[").replace(/ \]/g, "]");
   if (typeof value !== "object" || value === null || indent.length + inline.length <= 120) return inline;
   const inner = `${indent}  `;
-  const entries = Array.isArray(value) ? value.map((item) => `${inner}${format(item, inner)}`) : Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${format(item, inner)}`);
+  const entries = Array.isArray(value)
+    ? value.map((item) => `${inner}${format(item, inner)}`)
+    : Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${format(item, inner)}`);
   return Array.isArray(value) ? `[\n${entries.join(",\n")}\n${indent}]` : `{\n${entries.join(",\n")}\n${indent}}`;
 }

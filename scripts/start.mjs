@@ -18,7 +18,9 @@ const manifest = example.endsWith(".manifest.yaml");
 const apiPort = manifest ? Number(process.env.API_PORT ?? DEFAULT_PORT) : 0;
 const api = await startExampleApi({ port: apiPort }).catch((error) => {
   const taken = error.code === "EADDRINUSE";
-  console.error(`npm start: ${taken ? `port ${apiPort} for the example API is in use; set API_PORT` : `the example API cannot start: ${error.message}`}`);
+  console.error(
+    `npm start: ${taken ? `port ${apiPort} for the example API is in use; set API_PORT` : `the example API cannot start: ${error.message}`}`,
+  );
   process.exit(1);
 });
 const baseUrl = manifest ? undefined : example.includes("widgets") ? api.widgetsUrl : api.url;
@@ -27,12 +29,26 @@ console.log(`Example API on ${api.url} (pets) and ${api.widgetsUrl} (widgets)`);
 
 const server = spawn(
   process.execPath,
-  [`${root}dist/cli.js`, "serve", example, "--transport", "http", "--port", port, ...(baseUrl ? ["--base-url", baseUrl] : [])],
+  [
+    `${root}dist/cli.js`,
+    "serve",
+    example,
+    "--transport",
+    "http",
+    "--port",
+    port,
+    ...(baseUrl ? ["--base-url", baseUrl] : []),
+  ],
   {
     cwd: root,
     stdio: ["inherit", "inherit", "pipe"],
     // The variables each example reads its API key from (by scheme name, or as its ${VAR} says).
-    env: { ...process.env, API_KEY_API_KEY: EXAMPLE_API_KEY, WIDGETS_API_KEY: EXAMPLE_API_KEY, PETSTORE_KEY: EXAMPLE_API_KEY },
+    env: {
+      ...process.env,
+      API_KEY_API_KEY: EXAMPLE_API_KEY,
+      WIDGETS_API_KEY: EXAMPLE_API_KEY,
+      PETSTORE_KEY: EXAMPLE_API_KEY,
+    },
   },
 );
 // The server's stderr goes through as it comes; its start line carries the URL it really listens at.
@@ -54,7 +70,9 @@ function connectHelp(url) {
   console.log("Connect a client, for example:");
   console.log(`  Claude Code:     claude mcp add --transport http example ${url}`);
   console.log(`  MCP Inspector:   npx @modelcontextprotocol/inspector   (transport "Streamable HTTP", URL ${url})`);
-  console.log(`  Try one call:    API_KEY_API_KEY=${EXAMPLE_API_KEY} node dist/cli.js call examples/petstore.openapi.yaml listPets --base-url ${api.url}\n`);
+  console.log(
+    `  Try one call:    API_KEY_API_KEY=${EXAMPLE_API_KEY} node dist/cli.js call examples/petstore.openapi.yaml listPets --base-url ${api.url}\n`,
+  );
 }
 
 const stop = () => server.kill("SIGTERM");

@@ -28,14 +28,22 @@ export interface CallReport {
 const BODY_SHOWN = 4_000;
 
 const DRY_RUN_TOKENS: TokenSource = {
-  token: async (client) => ({ value: `<access token from ${client.tokenUrl}>`, tokenType: "Bearer", refreshAt: Number.POSITIVE_INFINITY }),
+  token: async (client) => ({
+    value: `<access token from ${client.tokenUrl}>`,
+    tokenType: "Bearer",
+    refreshAt: Number.POSITIVE_INFINITY,
+  }),
   invalidate: () => {},
 };
 
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
   // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
   const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
-  const { catalog, engine, env, load } = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
+  const { catalog, engine, env, load } = await setUpEngine(sources, {
+    ...options,
+    onlyTools: [options.tool],
+    ...(tokens ? { tokens } : {}),
+  });
   await load.keep();
   const tool = toolNamed({ catalog, engine, given: options.tool });
   // A dry run needs no credentials: where one is not set, the request shows what to set instead.
@@ -61,12 +69,17 @@ function toolNamed({ catalog, engine, given }: { catalog: Catalog; engine: Engin
   const names = engine.listTools().map((t) => t.name);
   const near = nearMatches(given, names);
   const hint = near.length > 0 ? `did you mean ${near.join(", ")}? ` : "";
-  throw new UserError({ code: "E_UNKNOWN_TOOL", message: `no tool named '${given}'; ${hint}\`openapi-mcp inspect\` lists all ${names.length}` });
+  throw new UserError({
+    code: "E_UNKNOWN_TOOL",
+    message: `no tool named '${given}'; ${hint}\`openapi-mcp inspect\` lists all ${names.length}`,
+  });
 }
 
 /** Every configured credential value: masked wherever it would show. */
 function secretsOf(catalog: Catalog, env: Environment): string[] {
-  const values = Object.values(catalog.credentials).flatMap((credential) => credentialVariables(credential).map((name) => env[name]));
+  const values = Object.values(catalog.credentials).flatMap((credential) =>
+    credentialVariables(credential).map((name) => env[name]),
+  );
   return values.filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
@@ -79,7 +92,8 @@ export function describeRequest(request: PreparedRequest, secrets: string[], pla
     const [scheme = "", ...rest] = value.split(" ");
     // Authorization carries credentials even when its value is derived (basic = base64 of user:password); a
     // placeholder for an unset one is no secret.
-    const shown = name !== "authorization" ? value : placeholders.includes(rest.join(" ")) ? value : `${scheme} ${MASK}`;
+    const shown =
+      name !== "authorization" ? value : placeholders.includes(rest.join(" ")) ? value : `${scheme} ${MASK}`;
     lines.push(`${name}: ${placeholders.reduce((text, p) => text.replaceAll(encodeURIComponent(p), p), shown)}`);
   }
   if (request.body && request.body.length > 0) {

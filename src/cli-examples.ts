@@ -14,7 +14,10 @@ const EXAMPLES: Record<string, string[]> = {
     "openapi-mcp inspect examples/shop.manifest.yaml           several sources under namespaces",
     "openapi-mcp inspect cars.yaml widgets.yaml                the variable names `serve cars.yaml widgets.yaml` reads",
   ],
-  validate: ["openapi-mcp validate examples/widgets.actions.yaml", "openapi-mcp validate --strict my-api.yaml                in CI: warnings fail too"],
+  validate: [
+    "openapi-mcp validate examples/widgets.actions.yaml",
+    "openapi-mcp validate --strict my-api.yaml                in CI: warnings fail too",
+  ],
   serve: [
     "API_KEY_API_KEY=your-key openapi-mcp serve examples/petstore.openapi.yaml          stdio, for Claude Desktop and the like",
     "openapi-mcp serve my-api.yaml --transport http --port 8080 --auth-token-env MCP_TOKENS",

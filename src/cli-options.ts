@@ -18,7 +18,13 @@ export function commanderOption(option: RuntimeOption): Option {
 }
 
 /** Adds the table's options that `which` says the command takes. */
-export function addTableOptions({ command, which }: { command: Command; which: (option: RuntimeOption) => boolean }): Command {
+export function addTableOptions({
+  command,
+  which,
+}: {
+  command: Command;
+  which: (option: RuntimeOption) => boolean;
+}): Command {
   for (const option of RUNTIME_OPTIONS) if (which(option)) command.addOption(commanderOption(option));
   return command;
 }
@@ -32,22 +38,30 @@ function givenTo(command: Command): GivenOption {
   return (option) => {
     const key = commanderOption(option).attributeName();
     // A flag counts only when given: a negated one (`--no-cache`) holds `true` until it is.
-    if (option.kind === "flag") return command.getOptionValueSource(key) === "cli" ? { values: ["true"], source: `--${option.name}` } : undefined;
+    if (option.kind === "flag")
+      return command.getOptionValueSource(key) === "cli" ? { values: ["true"], source: `--${option.name}` } : undefined;
     const value: unknown = command.getOptionValue(key);
     if (value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
     const values = Array.isArray(value) ? value.map(String) : [String(value)];
-    if (command.getOptionValueSource(key) === "env" && option.cliEnv) return fromCliEnvironment({ option, text: values[0]! });
+    if (command.getOptionValueSource(key) === "env" && option.cliEnv)
+      return fromCliEnvironment({ option, text: values[0]! });
     return { values, source: `--${option.name}` };
   };
 }
 
 /** PORT is checked as --port is; its refusal keeps the words `serve` has always used for it. */
-function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: string }): { values: string[]; source: string } {
+function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: string }): {
+  values: string[];
+  source: string;
+} {
   try {
     checkValue({ kind: option.kind, value: text, source: option.cliEnv! });
   } catch (error) {
     const reason = (error as Error).message.replace(`${option.cliEnv} `, "").replace(/, not '.*'$/s, "");
-    throw new UserError({ code: "E_OPTION", message: `option '${optionFlags(option)}' value '${text}' from env '${option.cliEnv}' is invalid: ${reason}` });
+    throw new UserError({
+      code: "E_OPTION",
+      message: `option '${optionFlags(option)}' value '${text}' from env '${option.cliEnv}' is invalid: ${reason}`,
+    });
   }
   return { values: [text], source: option.cliEnv! };
 }

@@ -78,7 +78,11 @@ function createProgram({ out, err }: Output): Command {
       .showSuggestionAfterError()
       // A usage mistake (a missing argument or option) ends with where to look.
       .showHelpAfterError("(see --help for the options and examples)")
-      .configureOutput({ writeOut: out, writeErr: err, outputError: (text, write) => write(`openapi-mcp: ${text.replace(/^error: /, "")}`) })
+      .configureOutput({
+        writeOut: out,
+        writeErr: err,
+        outputError: (text, write) => write(`openapi-mcp: ${text.replace(/^error: /, "")}`),
+      })
   );
 }
 
@@ -89,7 +93,12 @@ function withSourceOptions(command: Command): Command {
     .addOption(table("base-url"))
     .addOption(table("include"))
     .addOption(table("exclude"))
-    .option("--allow-ref <dir|url-prefix>", "let external $refs also read this directory or URL prefix (repeatable)", collect, [])
+    .option(
+      "--allow-ref <dir|url-prefix>",
+      "let external $refs also read this directory or URL prefix (repeatable)",
+      collect,
+      [],
+    )
     .addOption(table("allow-insecure-http"))
     .option(
       "--auth <[source-id=]kind:…>",
@@ -97,7 +106,12 @@ function withSourceOptions(command: Command): Command {
       collect,
       [],
     )
-    .option("--server-var <name=value>", "set a server variable of the document's servers (repeatable)", serverVariable, [])
+    .option(
+      "--server-var <name=value>",
+      "set a server variable of the document's servers (repeatable)",
+      serverVariable,
+      [],
+    )
     .addOption(table("no-cache"));
 }
 
@@ -143,7 +157,10 @@ function addInspect({ program, output }: { program: Command; output: Output }): 
     program
       .command("inspect")
       .description("list the tools a source becomes: their routes, classes, sizes, credentials and warnings")
-      .argument("<source...>", "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs")
+      .argument(
+        "<source...>",
+        "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs",
+      )
       .option("--json", "print the report as JSON"),
   ).action(async (sources: string[], flags: SourceFlags & { json?: boolean }) => {
     const report = inspectCatalog(await load(sources, loadOptions(flags)));
@@ -156,7 +173,9 @@ function addValidate({ program, output }: { program: Command; output: Output }):
   withSourceOptions(
     program
       .command("validate")
-      .description("check a source as its author would: schema violations are errors, each with its line; exits 1 on errors")
+      .description(
+        "check a source as its author would: schema violations are errors, each with its line; exits 1 on errors",
+      )
       .argument("<source>", "OpenAPI document, action definition or manifest: a file or an https:// URL")
       .option("--strict", "also exit 1 on warnings (for CI)"),
   ).action(async (source: string, flags: SourceFlags & { strict?: boolean }) => {
@@ -166,8 +185,11 @@ function addValidate({ program, output }: { program: Command; output: Output }):
     const count = (n: number, what: string): string => `${n} ${what}${plural(n)}`;
     if (errors.length > 0 || (flags.strict && warnings.length > 0)) {
       output.fail();
-      const counted = errors.length > 0 ? count(errors.length, "error") : `${count(warnings.length, "warning")} (--strict)`;
-      output.err(`openapi-mcp: ${source}: ${counted}${errors.length > 0 && flags.strict && warnings.length > 0 ? `, ${count(warnings.length, "warning")}` : ""}\n`);
+      const counted =
+        errors.length > 0 ? count(errors.length, "error") : `${count(warnings.length, "warning")} (--strict)`;
+      output.err(
+        `openapi-mcp: ${source}: ${counted}${errors.length > 0 && flags.strict && warnings.length > 0 ? `, ${count(warnings.length, "warning")}` : ""}\n`,
+      );
     } else {
       output.out(`${source}: valid${warnings.length > 0 ? `, with ${count(warnings.length, "warning")}` : ""}\n`);
     }
@@ -186,7 +208,9 @@ function declareServe(program: Command): Command {
 /** The table's options as `serve` reads them from `args`: its own declarations and reader, without serving. */
 export function readServeOptions(args: string[]): OptionValues {
   const program = new Command().exitOverride();
-  const command = declareServe(program).exitOverride().action(() => {});
+  const command = declareServe(program)
+    .exitOverride()
+    .action(() => {});
   program.parse(["serve", "source", ...args], { from: "user" });
   return tableValues(command);
 }
@@ -199,7 +223,13 @@ function addServe({ program, output }: { program: Command; output: Output }): vo
     const running = await serve(sources, {
       ...loadOptions(flags),
       ...engineSettings(values),
-      ...defined({ transport: values.transport, port: values.port, host: values.host, mode: values.mode, auth: values.auth }),
+      ...defined({
+        transport: values.transport,
+        port: values.port,
+        host: values.host,
+        mode: values.mode,
+        auth: values.auth,
+      }),
       stateless: values.stateless === true,
       ...(values.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
       sessions: values.sessions,
@@ -210,11 +240,21 @@ function addServe({ program, output }: { program: Command; output: Output }): vo
   });
 }
 
-async function serveUntilStopped({ running, stateless, output }: { running: RunningServer; stateless: boolean; output: Output }): Promise<void> {
+async function serveUntilStopped({
+  running,
+  stateless,
+  output,
+}: {
+  running: RunningServer;
+  stateless: boolean;
+  output: Output;
+}): Promise<void> {
   const count = running.catalog.tools.length;
   const tools = `${count} tool${plural(count)}${running.mode === "dynamic" ? " through search_tools, describe_tool and call_tool" : ""}`;
   if (running.url) {
-    output.err(`openapi-mcp: serving ${tools} at ${running.url} (streamable HTTP${stateless ? ", stateless" : ""}); Ctrl-C stops\n`);
+    output.err(
+      `openapi-mcp: serving ${tools} at ${running.url} (streamable HTTP${stateless ? ", stateless" : ""}); Ctrl-C stops\n`,
+    );
   } else {
     output.err(`openapi-mcp: serving ${tools} over stdio\n`);
   }
@@ -244,7 +284,13 @@ function addCall({ program, output }: { program: Command; output: Output }): voi
         throw new UserError({ code: "E_OPTION", message: `--args is not valid JSON: ${(error as Error).message}` });
       }
       const { callTool } = await import("./call.js");
-      const report = await callTool(source, { ...loadOptions(flags), ...settings, tool, args, dryRun: flags.dryRun === true });
+      const report = await callTool(source, {
+        ...loadOptions(flags),
+        ...settings,
+        tool,
+        args,
+        dryRun: flags.dryRun === true,
+      });
       if (report.request) output.out(`${flags.dryRun ? "Would send" : "Request"}:\n${report.request}\n\n`);
       if (report.result) {
         output.out(`Result:\n${JSON.stringify(report.result, null, 2)}\n`);
@@ -269,12 +315,29 @@ function addGenerate({ program, output }: { program: Command; output: Output }):
     const errors = catalog.diagnostics.filter((d) => d.severity === "error");
     if (errors.length > 0) {
       out(renderReport(inspectCatalog(catalog), { tools: false }));
-      throw new UserError({ code: "E_CATALOG", message: `${source}: not generating: ${errors.length} error${plural(errors.length)} in the source` });
+      throw new UserError({
+        code: "E_CATALOG",
+        message: `${source}: not generating: ${errors.length} error${plural(errors.length)} in the source`,
+      });
     }
     const { generateProject } = await import("./generate/index.js");
-    const { report } = generateProject({ catalog, out: flags.out, generator: `openapi-mcp ${version()}`, ...(flags.name ? { name: flags.name } : {}), ...(listingOverBudget(catalog) ? { largeListing: { threshold: TOKEN_BUDGET } } : {}), ...(flags.force ? { force: true } : {}), progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`) });
-    const changed = [...report.created.map((p) => `  + ${p}`), ...report.updated.map((p) => `  ~ ${p}`), ...report.deleted.map((p) => `  - ${p}`)];
-    out(`${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`);
+    const { report } = generateProject({
+      catalog,
+      out: flags.out,
+      generator: `openapi-mcp ${version()}`,
+      ...(flags.name ? { name: flags.name } : {}),
+      ...(listingOverBudget(catalog) ? { largeListing: { threshold: TOKEN_BUDGET } } : {}),
+      ...(flags.force ? { force: true } : {}),
+      progress: (line) => process.stderr.write(`openapi-mcp: ${line}\n`),
+    });
+    const changed = [
+      ...report.created.map((p) => `  + ${p}`),
+      ...report.updated.map((p) => `  ~ ${p}`),
+      ...report.deleted.map((p) => `  - ${p}`),
+    ];
+    out(
+      `${flags.out}: ${report.created.length} created, ${report.updated.length} updated, ${report.deleted.length} deleted, ${report.unchanged.length} unchanged${report.kept.length > 0 ? `, ${report.kept.length} of yours kept (src/custom/)` : ""}\n`,
+    );
     if (changed.length > 0) out(`${changed.join("\n")}\n`);
     out(`Next: cd ${flags.out} && npm install && npm run build && npm test\n`);
   });

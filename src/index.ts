@@ -24,6 +24,13 @@ export type { ServeMode } from "./runtime/dynamic.js";
 export { DynamicProvider } from "./runtime/dynamic.js";
 export type { SearchHit } from "./runtime/search.js";
 export { ToolSearch } from "./runtime/search.js";
-export type { ContentBlock, OutputValidation, PreparedRequest, ServedTool, ToolProvider, ToolResult } from "./runtime/types.js";
+export type {
+  ContentBlock,
+  OutputValidation,
+  PreparedRequest,
+  ServedTool,
+  ToolProvider,
+  ToolResult,
+} from "./runtime/types.js";
 export type { RunningServer, ServeOptions } from "./serve.js";
 export { serve } from "./serve.js";

@@ -17,10 +17,23 @@ export interface ServedListing {
  * The engine's listing as JSON: from `cached` (every tool's entry with output schemas, in the catalog's order)
  * when output schemas are listed, else from the engine. Hidden tools are left out either way.
  */
-export function servedListing({ engine, catalog, cached, outputSchemas }: { engine: Engine; catalog: Catalog; cached?: Buffer[]; outputSchemas: boolean }): ServedListing {
+export function servedListing({
+  engine,
+  catalog,
+  cached,
+  outputSchemas,
+}: {
+  engine: Engine;
+  catalog: Catalog;
+  cached?: Buffer[];
+  outputSchemas: boolean;
+}): ServedListing {
   if (cached && outputSchemas) {
     const listed = catalog.tools.flatMap((tool, i) => (engine.hasTool(tool.name) ? [i] : []));
-    const listing = { names: listed.map((i) => catalog.tools[i]!.name), texts: listed.map((i) => cached[i]!.toString("utf8")) };
+    const listing = {
+      names: listed.map((i) => catalog.tools[i]!.name),
+      texts: listed.map((i) => cached[i]!.toString("utf8")),
+    };
     let parsed: ServedTool[] | undefined;
     const parse = (): ServedTool[] => {
       parsed ??= listing.texts.map((text) => JSON.parse(text) as ServedTool);
@@ -31,7 +44,11 @@ export function servedListing({ engine, catalog, cached, outputSchemas }: { engi
   const entries = engine.listTools();
   const listing = { names: entries.map((entry) => entry.name), texts: entries.map((entry) => JSON.stringify(entry)) };
   const whole = outputSchemas && entries.length === catalog.tools.length ? listing.texts : undefined;
-  return { provider: new ListedProvider({ engine, listing, listTools: () => entries }), listing, ...(whole ? { whole } : {}) };
+  return {
+    provider: new ListedProvider({ engine, listing, listTools: () => entries }),
+    listing,
+    ...(whole ? { whole } : {}),
+  };
 }
 
 /** The engine, with its listing serialized. */

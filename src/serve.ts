@@ -49,14 +49,19 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const { catalog, engine, settings, load } = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
+  const { catalog, engine, settings, load } = await setUpEngine(sources, {
+    ...options,
+    log,
+    ...(stdio ? { deferSchemas: true } : {}),
+  });
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined;
   if (!deferred) load.complete();
   const warnings = catalog.diagnostics.length;
-  if (warnings > 0) log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
+  if (warnings > 0)
+    log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
   let provider: ToolProvider;
   // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
   // cache come a second after the server is up (or at close), not while the client reads the listing.
@@ -94,7 +99,14 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(sessions ? { sessions } : {}),
       ...(requests ? { requests } : {}),
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
-      ...(options.auth ? { auth: options.auth.type === "oauth" && allowInsecureHttp ? { ...options.auth, allowInsecureHttp: true } : options.auth } : {}),
+      ...(options.auth
+        ? {
+            auth:
+              options.auth.type === "oauth" && allowInsecureHttp
+                ? { ...options.auth, allowInsecureHttp: true }
+                : options.auth,
+          }
+        : {}),
     });
     return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
   }
@@ -111,7 +123,10 @@ function later(): { add(task: () => void | Promise<void>): void; run(): Promise<
   const timer = setTimeout(() => void run(), LATER_MS).unref();
   const run = (): Promise<void> => {
     done ??= (async () => {
-      for (const task of tasks) await Promise.resolve().then(task).catch(() => {});
+      for (const task of tasks)
+        await Promise.resolve()
+          .then(task)
+          .catch(() => {});
     })();
     return done;
   };

@@ -19,7 +19,16 @@ export interface EngineSetupOptions
     CacheOptions,
     Pick<
       StartOptions,
-      "timeoutMs" | "maxResponseBytes" | "outputValidation" | "policies" | "deniedTools" | "approvalTimeoutMs" | "auditLog" | "onlyTools" | "tokens" | "requireCredentials"
+      | "timeoutMs"
+      | "maxResponseBytes"
+      | "outputValidation"
+      | "policies"
+      | "deniedTools"
+      | "approvalTimeoutMs"
+      | "auditLog"
+      | "onlyTools"
+      | "tokens"
+      | "requireCredentials"
     > {
   /** A settings file (`--config`). */
   config?: string;
@@ -58,7 +67,9 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const { catalog } = load;
   await refuseOnErrors(catalog);
 
-  const env = settings ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env }) : (options.env ?? process.env);
+  const env = settings
+    ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env })
+    : (options.env ?? process.env);
   const engine = startEngine({
     catalog,
     env,
@@ -70,18 +81,42 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
 }
 
 /** A filter list on the command line replaces the settings file's list of the same kind. */
-function filterList({ given = [], settings, which }: { given?: string[]; settings?: Settings; which: "include" | "exclude" }): { list: string[]; place?: string } {
+function filterList({
+  given = [],
+  settings,
+  which,
+}: {
+  given?: string[];
+  settings?: Settings;
+  which: "include" | "exclude";
+}): { list: string[]; place?: string } {
   const fromSettings = settings?.[which] ?? [];
-  return given.length > 0 || fromSettings.length === 0 ? { list: given } : { list: fromSettings, place: `settings file ${settings?.file}` };
+  return given.length > 0 || fromSettings.length === 0
+    ? { list: given }
+    : { list: fromSettings, place: `settings file ${settings?.file}` };
 }
 
 /** The settings file's server variables under the command line's, each with where it was set. */
-function serverVariables({ options, settings }: { options: LoadOptions; settings: Settings | undefined }): Pick<LoadOptions, "serverVariables" | "serverVariablePlaces"> {
-  const fromSettings = Object.entries(settings?.serverVariables ?? {}).filter(([name]) => !Object.hasOwn(options.serverVariables ?? {}, name));
+function serverVariables({
+  options,
+  settings,
+}: {
+  options: LoadOptions;
+  settings: Settings | undefined;
+}): Pick<LoadOptions, "serverVariables" | "serverVariablePlaces"> {
+  const fromSettings = Object.entries(settings?.serverVariables ?? {}).filter(
+    ([name]) => !Object.hasOwn(options.serverVariables ?? {}, name),
+  );
   if (fromSettings.length === 0) return {};
   return {
-    serverVariables: { ...Object.fromEntries(fromSettings.map(([name, value]) => [name, String(value)])), ...options.serverVariables },
-    serverVariablePlaces: { ...Object.fromEntries(fromSettings.map(([name]) => [name, `${settings?.file}#/serverVariables/${name}`])), ...options.serverVariablePlaces },
+    serverVariables: {
+      ...Object.fromEntries(fromSettings.map(([name, value]) => [name, String(value)])),
+      ...options.serverVariables,
+    },
+    serverVariablePlaces: {
+      ...Object.fromEntries(fromSettings.map(([name]) => [name, `${settings?.file}#/serverVariables/${name}`])),
+      ...options.serverVariablePlaces,
+    },
   };
 }
 
@@ -91,5 +126,8 @@ async function refuseOnErrors(catalog: Catalog): Promise<void> {
   const { diagnosticLine } = await import("./inspect/render.js");
   const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${diagnosticLine(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
-  throw new UserError({ code: "E_CATALOG", message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}` });
+  throw new UserError({
+    code: "E_CATALOG",
+    message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}`,
+  });
 }

@@ -22,7 +22,10 @@ describe("corpus checker", () => {
         tool({ name: "bad name" }),
         tool({ name: "twice" }),
         tool({ name: "twice" }),
-        tool({ name: "refers_to_broken", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/Broken" } } } }),
+        tool({
+          name: "refers_to_broken",
+          inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/Broken" } } },
+        }),
         tool({ name: "boolean_property", inputSchema: { type: "object", properties: { a: true } } as never }),
       ],
     };

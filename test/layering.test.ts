@@ -49,7 +49,11 @@ describe("layering", () => {
   it.each(Object.entries(FORBIDDEN))("%s imports nothing from %j", (module, forbidden) => {
     const offending = files
       .filter((file) => moduleOf(file) === module)
-      .flatMap((file) => imports(file).filter((i) => i.module && forbidden.includes(i.module)).map((i) => `${relative(SRC, file)} → ${i.specifier}`));
+      .flatMap((file) =>
+        imports(file)
+          .filter((i) => i.module && forbidden.includes(i.module))
+          .map((i) => `${relative(SRC, file)} → ${i.specifier}`),
+      );
     expect(offending).toEqual([]);
   });
 
@@ -57,14 +61,22 @@ describe("layering", () => {
     const io = /^(node:)?(fs|fs\/promises|http|https|net|child_process|undici)$/;
     const offending = files
       .filter((file) => moduleOf(file) === "catalog")
-      .flatMap((file) => imports(file).filter((i) => io.test(i.specifier)).map((i) => `${relative(SRC, file)} → ${i.specifier}`));
+      .flatMap((file) =>
+        imports(file)
+          .filter((i) => io.test(i.specifier))
+          .map((i) => `${relative(SRC, file)} → ${i.specifier}`),
+      );
     expect(offending).toEqual([]);
   });
 
   it("keeps every MCP SDK import in src/server", () => {
     const offending = files
       .filter((file) => moduleOf(file) !== "server")
-      .flatMap((file) => imports(file).filter((i) => i.specifier.startsWith("@modelcontextprotocol/sdk")).map((i) => `${relative(SRC, file)} → ${i.specifier}`));
+      .flatMap((file) =>
+        imports(file)
+          .filter((i) => i.specifier.startsWith("@modelcontextprotocol/sdk"))
+          .map((i) => `${relative(SRC, file)} → ${i.specifier}`),
+      );
     expect(offending).toEqual([]);
   });
 });

@@ -9,7 +9,15 @@ import { bodyKind } from "./media-type.js";
 import { setOwn } from "./own.js";
 import { isObject, joinPointer } from "./pointer.js";
 import type { SchemaConverter } from "./schema/convert.js";
-import type { HttpMethod, JsonObjectSchema, ParameterBinding, ParameterLocation, PropertyEncoding, Report, RequestBodyBinding } from "./types.js";
+import type {
+  HttpMethod,
+  JsonObjectSchema,
+  ParameterBinding,
+  ParameterLocation,
+  PropertyEncoding,
+  Report,
+  RequestBodyBinding,
+} from "./types.js";
 
 const QUERY_METHODS = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
@@ -41,20 +49,32 @@ export function placeArguments({ method, ...at }: ActionAt & { method: HttpMetho
   const argumentOf = actionArguments({ names: Object.keys(input.properties), pointer: at.pointer, report: at.report });
   const { parameters, bodyFields } = placeEach({ ...at, method, input, placeholders, argumentOf });
   const { schema, properties, required } = input;
-  if (required.size > 0) schema.required = [...required].map((name) => (Object.hasOwn(properties, name) ? argumentOf(name) : name));
+  if (required.size > 0)
+    schema.required = [...required].map((name) => (Object.hasOwn(properties, name) ? argumentOf(name) : name));
   const body = bodyFields.length > 0 ? bodyBinding({ ...at, input, bodyFields, argumentOf }) : undefined;
   // The input schema's properties under their argument names (the same, unless a client could not carry one).
-  schema.properties = Object.fromEntries(Object.entries(properties).map(([name, property]) => [argumentOf(name), property]));
+  schema.properties = Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => [argumentOf(name), property]),
+  );
   return { schema: schema as JsonObjectSchema, parameters, ...(body ? { body } : {}) };
 }
 
 /** The input schema converted, as an object that refuses arguments nobody declared. */
 function declaredInput({ action, pointer, converter, report }: ActionAt): DeclaredInput {
   const rawInput = action.inputSchema ?? { type: "object", properties: {} };
-  const converted = converter.convert(rawInput, { direction: "input", pointer: `${pointer}/inputSchema`, inline: true });
+  const converted = converter.convert(rawInput, {
+    direction: "input",
+    pointer: `${pointer}/inputSchema`,
+    inline: true,
+  });
   const schema: Record<string, unknown> = typeof converted === "object" ? { ...converted } : {};
   if (schema.type !== undefined && schema.type !== "object") {
-    report({ severity: "error", code: "input-not-object", pointer: `${pointer}/inputSchema`, message: `inputSchema must describe an object (found type ${JSON.stringify(schema.type)})` });
+    report({
+      severity: "error",
+      code: "input-not-object",
+      pointer: `${pointer}/inputSchema`,
+      message: `inputSchema must describe an object (found type ${JSON.stringify(schema.type)})`,
+    });
   }
   schema.type = "object";
   // A copy: converted schemas are shared, and file properties are replaced below.
@@ -73,7 +93,12 @@ function pathPlaceholders({ action, pointer, report, input }: ActionAt & { input
   const placeholders = new Set([...action.path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!));
   for (const name of placeholders) {
     if (!Object.hasOwn(input.properties, name)) {
-      report({ severity: "error", code: "undeclared-path-parameter", pointer: `${pointer}/path`, message: `path placeholder {${name}} has no property in inputSchema` });
+      report({
+        severity: "error",
+        code: "undeclared-path-parameter",
+        pointer: `${pointer}/path`,
+        message: `path placeholder {${name}} has no property in inputSchema`,
+      });
     } else {
       input.required.add(name);
     }
@@ -83,7 +108,13 @@ function pathPlaceholders({ action, pointer, report, input }: ActionAt & { input
 
 function checkPlacements({ action, pointer, report, input }: ActionAt & { input: DeclaredInput }): void {
   for (const name of Object.keys(action.in ?? {})) {
-    if (!Object.hasOwn(input.properties, name)) report({ severity: "warning", code: "unknown-argument", pointer: `${pointer}/in/${name}`, message: `'in' places '${name}', which inputSchema does not declare` });
+    if (!Object.hasOwn(input.properties, name))
+      report({
+        severity: "warning",
+        code: "unknown-argument",
+        pointer: `${pointer}/in/${name}`,
+        message: `'in' places '${name}', which inputSchema does not declare`,
+      });
   }
 }
 
@@ -97,7 +128,12 @@ function placeEach({
   input: { properties, required, rawProperties },
   placeholders,
   argumentOf,
-}: ActionAt & { method: HttpMethod; input: DeclaredInput; placeholders: Set<string>; argumentOf: (name: string) => string }): {
+}: ActionAt & {
+  method: HttpMethod;
+  input: DeclaredInput;
+  placeholders: Set<string>;
+  argumentOf: (name: string) => string;
+}): {
   parameters: Record<ParameterLocation, ParameterBinding[]>;
   bodyFields: string[];
 } {
@@ -113,7 +149,12 @@ function placeEach({
       continue;
     }
     if (location === "header" && isReservedHeader(placement.name ?? name)) {
-      report({ severity: "error", code: "reserved-header", pointer: `${pointer}/in/${name}`, message: `'${placement.name ?? name}' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header` });
+      report({
+        severity: "error",
+        code: "reserved-header",
+        pointer: `${pointer}/in/${name}`,
+        message: `'${placement.name ?? name}' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header`,
+      });
       continue;
     }
     const style = location === "query" || location === "cookie" ? "form" : "simple";
@@ -137,7 +178,11 @@ function bodyBinding({
   input: { properties, required, rawProperties },
   bodyFields,
   argumentOf,
-}: ActionAt & { input: DeclaredInput; bodyFields: string[]; argumentOf: (name: string) => string }): RequestBodyBinding {
+}: ActionAt & {
+  input: DeclaredInput;
+  bodyFields: string[];
+  argumentOf: (name: string) => string;
+}): RequestBodyBinding {
   const renamed = bodyFields.filter((name) => argumentOf(name) !== name);
   const mediaType = action.contentType ?? "application/json";
   const encoding: Record<string, PropertyEncoding> = {};
@@ -159,7 +204,15 @@ function bodyBinding({
 }
 
 /** Each property's argument name: its own, or a safe one for a name no client can carry (reported). */
-function actionArguments({ names, pointer, report }: { names: string[]; pointer: string; report: Report }): (name: string) => string {
+function actionArguments({
+  names,
+  pointer,
+  report,
+}: {
+  names: string[];
+  pointer: string;
+  report: Report;
+}): (name: string) => string {
   const claimed = new ArgumentNames();
   const argumentOf = new Map<string, string>();
   for (const name of names) if (isSafeArgument(name)) argumentOf.set(name, claimed.claim(name));
@@ -167,7 +220,12 @@ function actionArguments({ names, pointer, report }: { names: string[]; pointer:
     if (argumentOf.has(name)) continue;
     const argument = claimed.claim(safeArgument(name));
     argumentOf.set(name, argument);
-    report({ severity: "warning", code: "argument-renamed", pointer: joinPointer(`${pointer}/inputSchema/properties`, name), message: renamedMessage({ kind: "property", name, argument }) });
+    report({
+      severity: "warning",
+      code: "argument-renamed",
+      pointer: joinPointer(`${pointer}/inputSchema/properties`, name),
+      message: renamedMessage({ kind: "property", name, argument }),
+    });
   }
   return (name) => argumentOf.get(name) ?? name;
 }

@@ -11,7 +11,14 @@ import { asObjectSchema } from "./outputs.js";
 import type { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
 import { addSourceTool, descriptionOr, toolReport } from "./tool-builder.js";
-import type { CredentialScheme, HttpMethod, ParameterLocation, RateLimit, SecurityRequirement, ValueSource } from "./types.js";
+import type {
+  CredentialScheme,
+  HttpMethod,
+  ParameterLocation,
+  RateLimit,
+  SecurityRequirement,
+  ValueSource,
+} from "./types.js";
 
 export type ActionAuth =
   | { type: "none" }
@@ -78,7 +85,8 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
     location: file,
     ...((source.rateLimit ?? definition.rateLimit) ? { rateLimit: (source.rateLimit ?? definition.rateLimit)! } : {}),
   });
-  for (const accepted of acceptedActions({ builder, source })) addActionTool({ builder, source, accepted, security, converter });
+  for (const accepted of acceptedActions({ builder, source }))
+    addActionTool({ builder, source, accepted, security, converter });
 }
 
 /** The definition's one credential (named after it), auth entries applied: what every action of it sends. */
@@ -86,7 +94,9 @@ function actionSecurity({ builder, source }: { builder: CatalogBuilder; source: 
   const { definition, id, file } = source;
   const credentialId = credentialIds(id);
   // Unless an auth entry defines it anew.
-  const own = definedNames(source.auth).has(definition.name) ? undefined : credentialFor({ definition, override: source.auth?.[definition.name] });
+  const own = definedNames(source.auth).has(definition.name)
+    ? undefined
+    : credentialFor({ definition, override: source.auth?.[definition.name] });
   const { credentials, everyTool } = addSourceCredentials({
     builder,
     source,
@@ -96,7 +106,15 @@ function actionSecurity({ builder, source }: { builder: CatalogBuilder; source: 
   });
   if (everyTool) return everyToolRequirement(everyTool, credentialId);
   const credential = Object.hasOwn(credentials, definition.name) ? credentials[definition.name] : undefined;
-  return credential ? [{ schemes: [{ id: credentialId(definition.name), scopes: credential.type === "oauth2" ? credential.scopes : [] }] }] : [];
+  return credential
+    ? [
+        {
+          schemes: [
+            { id: credentialId(definition.name), scopes: credential.type === "oauth2" ? credential.scopes : [] },
+          ],
+        },
+      ]
+    : [];
 }
 
 interface AcceptedAction {
@@ -113,10 +131,16 @@ function acceptedActions({ builder, source }: { builder: CatalogBuilder; source:
     const method = action.method.toUpperCase() as HttpMethod;
     const choice = baseToolName({ operationId: action.name, method, path: action.path, namespace: source.id });
     const tags = action.tags ?? [];
-    if (!builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)) return [];
+    if (
+      !builder.accepts({ tags, operationId: action.name, name: choice.name, path: action.path, method }, source.filters)
+    )
+      return [];
     return [{ action, index, method, choice, tags }];
   });
-  holdOwnNames({ candidates: accepted.map(({ method, action, choice }) => ({ choice, salt: `${method} ${action.path}` })), hold: (name, salt) => builder.holdName(name, salt) });
+  holdOwnNames({
+    candidates: accepted.map(({ method, action, choice }) => ({ choice, salt: `${method} ${action.path}` })),
+    hold: (name, salt) => builder.holdName(name, salt),
+  });
   return accepted;
 }
 
@@ -139,7 +163,14 @@ function addActionTool({
   const output =
     action.outputSchema === undefined
       ? undefined
-      : asObjectSchema(converter.convert(action.outputSchema, { direction: "output", pointer: `${pointer}/outputSchema`, inline: true }), builder.definitions);
+      : asObjectSchema(
+          converter.convert(action.outputSchema, {
+            direction: "output",
+            pointer: `${pointer}/outputSchema`,
+            inline: true,
+          }),
+          builder.definitions,
+        );
   const description = descriptionOr({
     description: describeTool({ ...(action.description !== undefined ? { description: action.description } : {}) }),
     request: { method, path: action.path },
@@ -172,17 +203,34 @@ function addActionTool({
   });
 }
 
-function credentialFor({ definition, override }: { definition: ActionDefinition; override: CredentialOverride | undefined }): CredentialScheme | undefined {
+function credentialFor({
+  definition,
+  override,
+}: {
+  definition: ActionDefinition;
+  override: CredentialOverride | undefined;
+}): CredentialScheme | undefined {
   const auth = definition.auth;
   if (!auth || auth.type === "none") return undefined;
   const name = definition.name;
   switch (auth.type) {
     case "apiKey":
-      return { name, type: "apiKey", in: auth.in, parameter: auth.name, value: override?.value ?? valueSource(auth.value) };
+      return {
+        name,
+        type: "apiKey",
+        in: auth.in,
+        parameter: auth.name,
+        value: override?.value ?? valueSource(auth.value),
+      };
     case "bearer":
       return { name, type: "bearer", token: override?.value ?? valueSource(auth.token) };
     case "basic":
-      return { name, type: "basic", username: override?.username ?? valueSource(auth.username), password: override?.password ?? valueSource(auth.password) };
+      return {
+        name,
+        type: "basic",
+        username: override?.username ?? valueSource(auth.username),
+        password: override?.password ?? valueSource(auth.password),
+      };
     case "oauth2":
       return {
         name,

@@ -84,14 +84,21 @@ export function applyAuthEntries({
     if (!entry.type) continue;
     const defined = definedCredential({ name, entry, envName });
     if ("problem" in defined) {
-      diagnostics.push({ severity: "error", code: "invalid-auth", message: `auth '${name}': ${defined.problem}`, ...placeOf(entry, name, { file, place }) });
+      diagnostics.push({
+        severity: "error",
+        code: "invalid-auth",
+        message: `auth '${name}': ${defined.problem}`,
+        ...placeOf(entry, name, { file, place }),
+      });
       continue;
     }
     if (entry.everyTool || !declaredNames.includes(name)) everyTool.push(name);
     defineOwn(credentials, name, defined);
   }
   const valueOnly = Object.fromEntries(Object.entries(entries).filter(([, entry]) => !entry.type));
-  diagnostics.push(...unknownAuthMappings({ overrides: valueOnly, known: declaredNames, file, ...(place ? { place } : {}) }));
+  diagnostics.push(
+    ...unknownAuthMappings({ overrides: valueOnly, known: declaredNames, file, ...(place ? { place } : {}) }),
+  );
   if (everyTool.length === 0) return { credentials, diagnostics };
   // The schemes given for every tool replace the document's requirements, so the declared ones go unused.
   for (const name of Object.keys(entries).filter((n) => !everyTool.includes(n) && declaredNames.includes(n))) {
@@ -112,17 +119,37 @@ export function everyToolRequirement(names: string[], idOf: (schemeName: string)
   return [{ schemes: names.map((name) => ({ id: idOf(name), scopes: [] })) }];
 }
 
-function definedCredential({ name, entry, envName }: { name: string; entry: CredentialOverride; envName: (schemeName: string) => string }): CredentialScheme | { problem: string } {
+function definedCredential({
+  name,
+  entry,
+  envName,
+}: {
+  name: string;
+  entry: CredentialOverride;
+  envName: (schemeName: string) => string;
+}): CredentialScheme | { problem: string } {
   const env = (prefix: string): ValueSource => ({ env: `${prefix}_${envSuffix(envName(name))}` });
   const base = { name, ...(entry.description ? { description: entry.description } : {}) };
   switch (entry.type) {
     case "apiKey":
-      if (!entry.in || !entry.parameter) return { problem: "an apiKey scheme needs 'in' (header, query or cookie) and 'name'" };
-      return { ...base, type: "apiKey", in: entry.in, parameter: entry.parameter, value: entry.value ?? env("API_KEY") };
+      if (!entry.in || !entry.parameter)
+        return { problem: "an apiKey scheme needs 'in' (header, query or cookie) and 'name'" };
+      return {
+        ...base,
+        type: "apiKey",
+        in: entry.in,
+        parameter: entry.parameter,
+        value: entry.value ?? env("API_KEY"),
+      };
     case "bearer":
       return { ...base, type: "bearer", token: entry.value ?? env("BEARER_TOKEN") };
     case "basic":
-      return { ...base, type: "basic", username: entry.username ?? env("BASIC_USERNAME"), password: entry.password ?? env("BASIC_PASSWORD") };
+      return {
+        ...base,
+        type: "basic",
+        username: entry.username ?? env("BASIC_USERNAME"),
+        password: entry.password ?? env("BASIC_PASSWORD"),
+      };
     case "oauth2":
       if (!entry.tokenUrl) return { problem: "an oauth2 scheme (client credentials) needs 'tokenUrl'" };
       return {
@@ -138,7 +165,11 @@ function definedCredential({ name, entry, envName }: { name: string; entry: Cred
   }
 }
 
-function placeOf(entry: CredentialOverride, name: string, { file, place }: { file: string; place?: { file: string; pointer: string } }): { file: string; pointer?: string } {
+function placeOf(
+  entry: CredentialOverride,
+  name: string,
+  { file, place }: { file: string; place?: { file: string; pointer: string } },
+): { file: string; pointer?: string } {
   if (entry.place) return entry.place;
   return place ? { file: place.file, pointer: joinPointer(place.pointer, name) } : { file };
 }

@@ -8,7 +8,16 @@ import { NameRegistry } from "./naming.js";
 import { defineOwn } from "./own.js";
 import { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
-import type { Catalog, CredentialScheme, Diagnostic, JsonObjectSchema, JsonSchema, RateLimit, SourceInfo, Tool } from "./types.js";
+import type {
+  Catalog,
+  CredentialScheme,
+  Diagnostic,
+  JsonObjectSchema,
+  JsonSchema,
+  RateLimit,
+  SourceInfo,
+  Tool,
+} from "./types.js";
 
 /** How one source is added to a catalog, whatever its kind. */
 export interface SourceSettings {
@@ -47,8 +56,25 @@ export class CatalogBuilder {
   }
 
   /** A schema converter writing into this catalog's shared definitions and diagnostics. */
-  schemaConverter({ root, dialect, file, id }: { root: unknown; dialect: SchemaDialect; file: string; id: string }): SchemaConverter {
-    return new SchemaConverter({ root, dialect, file, keyPrefix: id ? `${id}.` : "", definitions: this.definitions, diagnostics: this.diagnostics });
+  schemaConverter({
+    root,
+    dialect,
+    file,
+    id,
+  }: {
+    root: unknown;
+    dialect: SchemaDialect;
+    file: string;
+    id: string;
+  }): SchemaConverter {
+    return new SchemaConverter({
+      root,
+      dialect,
+      file,
+      keyPrefix: id ? `${id}.` : "",
+      definitions: this.definitions,
+      diagnostics: this.diagnostics,
+    });
   }
 
   addCredential(id: string, credential: CredentialScheme): void {
@@ -64,7 +90,15 @@ export class CatalogBuilder {
    * An operation the document itself leaves out (`x-mcp`), which filters never bring back: an include filter that
    * names it is told why it finds nothing, rather than that it matched nothing.
    */
-  excludedBySource({ item, sourceFilters, report }: { item: Filterable; sourceFilters?: FilterSet; report: (filter: string, place: string) => void }): void {
+  excludedBySource({
+    item,
+    sourceFilters,
+    report,
+  }: {
+    item: Filterable;
+    sourceFilters?: FilterSet;
+    report: (filter: string, place: string) => void;
+  }): void {
     for (const filter of [...this.filters.include, ...(sourceFilters?.include ?? [])]) {
       if (!filter.matches(item)) continue;
       this.matchedFilters.add(filter);
@@ -91,7 +125,11 @@ export class CatalogBuilder {
   finish(): Catalog {
     for (const [filter, place] of this.filterPlaces) {
       if (!this.matchedFilters.has(filter)) {
-        this.diagnostics.push({ severity: "warning", code: "filter-unmatched", message: `filter '${filter.text}' (${place}) matched no operation` });
+        this.diagnostics.push({
+          severity: "warning",
+          code: "filter-unmatched",
+          message: `filter '${filter.text}' (${place}) matched no operation`,
+        });
       }
     }
     return {
@@ -105,7 +143,13 @@ export class CatalogBuilder {
 }
 
 /** The input object of a tool: unknown arguments are refused, so a misspelt name is caught before a request. */
-export function inputObject({ properties, required }: { properties: Array<[string, JsonSchema]>; required: string[] }): JsonObjectSchema {
+export function inputObject({
+  properties,
+  required,
+}: {
+  properties: Array<[string, JsonSchema]>;
+  required: string[];
+}): JsonObjectSchema {
   return {
     type: "object",
     properties: Object.fromEntries(properties),

@@ -29,13 +29,15 @@ export function tooDeep(value: unknown, maxDepth: number): string | undefined {
     if (Array.isArray(container)) {
       for (let i = container.length - 1; i >= 0; i--) {
         const child: unknown = container[i];
-        if (child !== null && typeof child === "object") stack.push({ value: child, depth: depth + 1, key: i, parent: frame });
+        if (child !== null && typeof child === "object")
+          stack.push({ value: child, depth: depth + 1, key: i, parent: frame });
       }
     } else {
       const keys = Object.keys(container);
       for (let i = keys.length - 1; i >= 0; i--) {
         const child = (container as Record<string, unknown>)[keys[i]!];
-        if (child !== null && typeof child === "object") stack.push({ value: child, depth: depth + 1, key: keys[i]!, parent: frame });
+        if (child !== null && typeof child === "object")
+          stack.push({ value: child, depth: depth + 1, key: keys[i]!, parent: frame });
       }
     }
   }

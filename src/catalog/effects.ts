@@ -18,12 +18,23 @@ export function isIdempotent(method: HttpMethod): boolean {
  * The class a spec's author states (`x-mcp` effect, or readOnlyHint / destructiveHint), else the method's. The
  * class decides the policy (destructive asks first by default), so hints and guard rails never disagree.
  */
-export function classify({ method, effect, readOnlyHint, destructiveHint }: { method: HttpMethod; effect?: SideEffect; readOnlyHint?: boolean; destructiveHint?: boolean }): SideEffect {
+export function classify({
+  method,
+  effect,
+  readOnlyHint,
+  destructiveHint,
+}: {
+  method: HttpMethod;
+  effect?: SideEffect;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+}): SideEffect {
   if (effect !== undefined) return effect;
   if (readOnlyHint === true) return "read";
   if (destructiveHint === true) return "destructive";
   const byMethod = sideEffectOf(method);
-  if ((readOnlyHint === false && byMethod === "read") || (destructiveHint === false && byMethod === "destructive")) return "write";
+  if ((readOnlyHint === false && byMethod === "read") || (destructiveHint === false && byMethod === "destructive"))
+    return "write";
   return byMethod;
 }
 
@@ -41,5 +52,11 @@ export function annotationsFor({
   idempotentHint?: boolean;
   openWorldHint?: boolean;
 }): ToolAnnotations {
-  return { title, readOnlyHint: effect === "read", destructiveHint: effect === "destructive", idempotentHint, openWorldHint };
+  return {
+    title,
+    readOnlyHint: effect === "read",
+    destructiveHint: effect === "destructive",
+    idempotentHint,
+    openWorldHint,
+  };
 }

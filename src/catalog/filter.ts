@@ -53,7 +53,15 @@ export function parseFilter(text: string, place = "filter"): Filter {
   }
 }
 
-export function parseFilters({ include = [], exclude = [], place }: { include?: string[]; exclude?: string[]; place?: string }): FilterSet {
+export function parseFilters({
+  include = [],
+  exclude = [],
+  place,
+}: {
+  include?: string[];
+  exclude?: string[];
+  place?: string;
+}): FilterSet {
   return {
     include: include.map((text) => parseFilter(text, place)),
     exclude: exclude.map((text) => parseFilter(text, place)),

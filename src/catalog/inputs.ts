@@ -22,7 +22,12 @@ import type {
 
 export const LOCATIONS: ParameterLocation[] = ["path", "query", "header", "cookie"];
 
-const DEFAULT_STYLE: Record<ParameterLocation, ParameterStyle> = { path: "simple", query: "form", header: "simple", cookie: "form" };
+const DEFAULT_STYLE: Record<ParameterLocation, ParameterStyle> = {
+  path: "simple",
+  query: "form",
+  header: "simple",
+  cookie: "form",
+};
 const ALLOWED_STYLES: Record<ParameterLocation, ParameterStyle[]> = {
   path: ["simple", "label", "matrix"],
   query: ["form", "spaceDelimited", "pipeDelimited", "tabDelimited", "deepObject"],
@@ -89,7 +94,11 @@ export function buildInputs({
   credentialParameters: Set<string>;
   report: Report;
 }): BuiltInputs {
-  const result: BuiltInputs = { properties: [], required: [], parameters: { path: [], query: [], header: [], cookie: [] } };
+  const result: BuiltInputs = {
+    properties: [],
+    required: [],
+    parameters: { path: [], query: [], header: [], cookie: [] },
+  };
   const parameters = withPathPlaceholders(operation, report);
   const accepted: ApiParameter[] = [];
   for (const location of LOCATIONS) {
@@ -99,7 +108,12 @@ export function buildInputs({
       if (credentialParameters.has(key)) continue;
       if (location === "header" && OPENAPI_IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
       if (location === "header" && TRANSPORT_HEADERS.has(parameter.name.toLowerCase())) {
-        report({ severity: "warning", code: "reserved-header", pointer: parameter.pointer, message: `header parameter '${parameter.name}' is set by HTTP itself; it is not a tool argument` });
+        report({
+          severity: "warning",
+          code: "reserved-header",
+          pointer: parameter.pointer,
+          message: `header parameter '${parameter.name}' is set by HTTP itself; it is not a tool argument`,
+        });
         continue;
       }
       accepted.push(parameter);
@@ -110,7 +124,8 @@ export function buildInputs({
   // renamed `$select` never takes `select` from a parameter of that name.
   const names = new ArgumentNames();
   const argumentOf = new Map<ApiParameter, string>();
-  for (const parameter of accepted) if (isSafeArgument(parameter.name)) argumentOf.set(parameter, names.claim(parameter.name, parameter.in));
+  for (const parameter of accepted)
+    if (isSafeArgument(parameter.name)) argumentOf.set(parameter, names.claim(parameter.name, parameter.in));
   const built = operation.requestBody ? buildBody(operation.requestBody, converter, report) : undefined;
   const bodyArgument = built ? names.claim("body", "request") : undefined;
   for (const parameter of accepted) {
@@ -120,8 +135,17 @@ export function buildInputs({
     const reported = `${parameter.in}:${parameter.name}`;
     if (!cache.renamed.has(reported)) {
       cache.renamed.add(reported);
-      const message = renamedMessage({ kind: `${parameter.in} parameter`, name: parameter.name, argument: safeArgument(parameter.name) });
-      report({ severity: "warning", code: "argument-renamed", pointer: parameter.pointer, message: `${message}; said once per document` });
+      const message = renamedMessage({
+        kind: `${parameter.in} parameter`,
+        name: parameter.name,
+        argument: safeArgument(parameter.name),
+      });
+      report({
+        severity: "warning",
+        code: "argument-renamed",
+        pointer: parameter.pointer,
+        message: `${message}; said once per document`,
+      });
     }
   }
 
@@ -158,21 +182,41 @@ function withPathPlaceholders(operation: ApiOperation, report: Report): ApiParam
   const result: ApiParameter[] = [];
   for (const parameter of operation.parameters) {
     if (parameter.in === "path" && !placeholders.has(parameter.name)) {
-      report({ severity: "warning", code: "unused-path-parameter", pointer: parameter.pointer, message: `path parameter '${parameter.name}' does not appear in the path ${operation.path}; left out` });
+      report({
+        severity: "warning",
+        code: "unused-path-parameter",
+        pointer: parameter.pointer,
+        message: `path parameter '${parameter.name}' does not appear in the path ${operation.path}; left out`,
+      });
       continue;
     }
     result.push(parameter.in === "path" && !parameter.required ? { ...parameter, required: true } : parameter);
   }
   for (const name of placeholders) {
     if (result.some((p) => p.in === "path" && p.name === name)) continue;
-    report({ severity: "warning", code: "undeclared-path-parameter", pointer: operation.pointer, message: `path placeholder {${name}} has no parameter; it is taken as a required string` });
-    result.push({ name, in: "path", required: true, pointer: operation.pointer, schema: { type: "string" }, schemaPointer: operation.pointer });
+    report({
+      severity: "warning",
+      code: "undeclared-path-parameter",
+      pointer: operation.pointer,
+      message: `path placeholder {${name}} has no parameter; it is taken as a required string`,
+    });
+    result.push({
+      name,
+      in: "path",
+      required: true,
+      pointer: operation.pointer,
+      schema: { type: "string" },
+      schemaPointer: operation.pointer,
+    });
   }
   return result;
 }
 
 function parameterSchema(parameter: ApiParameter, converter: SchemaConverter): JsonSchema {
-  const converted = parameter.schema === undefined ? {} : converter.convert(parameter.schema, { direction: "input", pointer: parameter.schemaPointer });
+  const converted =
+    parameter.schema === undefined
+      ? {}
+      : converter.convert(parameter.schema, { direction: "input", pointer: parameter.schemaPointer });
   const schema: Record<string, unknown> = typeof converted === "boolean" ? {} : { ...converted };
   if (parameter.description) schema.description = parameter.description;
   if (parameter.deprecated) schema.deprecated = true;
@@ -190,7 +234,13 @@ function binding(
   let style = DEFAULT_STYLE[location];
   if (parameter.style !== undefined) {
     if ((ALLOWED_STYLES[location] as string[]).includes(parameter.style)) style = parameter.style as ParameterStyle;
-    else report({ severity: "warning", code: "invalid-style", pointer: parameter.pointer, message: `style '${parameter.style}' is not allowed for ${location} parameters; '${style}' is used` });
+    else
+      report({
+        severity: "warning",
+        code: "invalid-style",
+        pointer: parameter.pointer,
+        message: `style '${parameter.style}' is not allowed for ${location} parameters; '${style}' is used`,
+      });
   }
   const bound: ParameterBinding = {
     name: parameter.name,
@@ -209,7 +259,11 @@ export function shapeOf(schema: unknown): ParameterBinding["shape"] {
   if (!isObject(schema)) return "primitive";
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if (types.includes("array") || (schema.type === undefined && schema.items !== undefined)) return "array";
-  if (types.includes("object") || (schema.type === undefined && (isObject(schema.properties) || isObject(schema.additionalProperties)))) return "object";
+  if (
+    types.includes("object") ||
+    (schema.type === undefined && (isObject(schema.properties) || isObject(schema.additionalProperties)))
+  )
+    return "object";
   return "primitive";
 }
 
@@ -221,22 +275,42 @@ function buildBody(
   const chosen = preferredMediaType(requestBody.content);
   if (!chosen) return undefined;
   const kind = bodyKind(chosen.mediaType);
-  const binding: Omit<RequestBodyBinding, "argument"> = { mediaType: chosen.mediaType, kind, required: requestBody.required };
+  const binding: Omit<RequestBodyBinding, "argument"> = {
+    mediaType: chosen.mediaType,
+    kind,
+    required: requestBody.required,
+  };
   let schema: Record<string, unknown>;
   if (kind === "json") {
-    const converted = chosen.schema === undefined ? {} : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer });
+    const converted =
+      chosen.schema === undefined
+        ? {}
+        : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer });
     schema = typeof converted === "boolean" ? {} : { ...converted };
   } else if (kind === "form" || kind === "multipart") {
-    const converted = chosen.schema === undefined ? {} : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer, inline: true });
+    const converted =
+      chosen.schema === undefined
+        ? {}
+        : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer, inline: true });
     schema = typeof converted === "boolean" ? {} : { ...converted };
     binding.encoding = encodings({ schema, raw: converter.resolve(chosen.schema), chosen, kind, converter });
   } else if (kind === "text") {
     schema = { type: "string" };
   } else {
-    schema = { type: "string", contentEncoding: "base64", contentMediaType: chosen.mediaType, description: "The content, base64-encoded." };
+    schema = {
+      type: "string",
+      contentEncoding: "base64",
+      contentMediaType: chosen.mediaType,
+      description: "The content, base64-encoded.",
+    };
   }
   if (requestBody.content.length > 1 && kind !== "json") {
-    report({ severity: "warning", code: "body-media-type", pointer: requestBody.pointer, message: `request body offers ${requestBody.content.map((c) => c.mediaType).join(", ")}; ${chosen.mediaType} is used` });
+    report({
+      severity: "warning",
+      code: "body-media-type",
+      pointer: requestBody.pointer,
+      message: `request body offers ${requestBody.content.map((c) => c.mediaType).join(", ")}; ${chosen.mediaType} is used`,
+    });
   }
   if (requestBody.description && schema.description === undefined) schema.description = requestBody.description;
   return { schema, binding };
@@ -252,7 +326,9 @@ function encodings({
 }: {
   schema: Record<string, unknown>;
   raw: unknown;
-  chosen: { encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean; allowReserved?: boolean }> };
+  chosen: {
+    encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean; allowReserved?: boolean }>;
+  };
   kind: "form" | "multipart";
   converter: SchemaConverter;
 }): Record<string, PropertyEncoding> | undefined {
@@ -262,7 +338,8 @@ function encodings({
   for (const [name, stated] of Object.entries(chosen.encoding ?? {})) {
     const encoding: PropertyEncoding = {};
     if (stated.contentType) encoding.contentType = stated.contentType;
-    if (stated.style && (ALLOWED_STYLES.query as string[]).includes(stated.style)) encoding.style = stated.style as ParameterStyle;
+    if (stated.style && (ALLOWED_STYLES.query as string[]).includes(stated.style))
+      encoding.style = stated.style as ParameterStyle;
     if (stated.explode !== undefined) encoding.explode = stated.explode;
     if (stated.allowReserved !== undefined) encoding.allowReserved = stated.allowReserved;
     result.push([name, encoding]);
@@ -274,7 +351,11 @@ function encodings({
       const many = !single && isObject(target) && target.type === "array" && isBinary(converter.resolve(target.items));
       // A property the input direction dropped (readOnly) stays dropped.
       if ((!single && !many) || !Object.hasOwn(properties, name)) continue;
-      defineOwn(properties, name, many ? { type: "array", items: FILE_SCHEMA, ...annotationsOf(properties[name]) } : fileSchema(properties[name]));
+      defineOwn(
+        properties,
+        name,
+        many ? { type: "array", items: FILE_SCHEMA, ...annotationsOf(properties[name]) } : fileSchema(properties[name]),
+      );
       const existing = result.find(([key]) => key === name);
       if (existing) existing[1].file = true;
       else result.push([name, { file: true }]);
@@ -293,4 +374,3 @@ export function isBinary(schema: unknown): boolean {
   const stringy = schema.type === "string" || schema.type === undefined;
   return stringy && (schema.format === "binary" || typeof schema.contentMediaType === "string");
 }
-

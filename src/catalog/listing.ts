@@ -52,7 +52,8 @@ export class Listing {
     private readonly options: ListingOptions = {},
   ) {
     this.definitions = catalog.definitions;
-    const view = (use: SchemaUse) => (definition: Parameters<typeof compactSchema>[0], key: string) => compactSchema(definition, { use, name: definitionName(key) });
+    const view = (use: SchemaUse) => (definition: Parameters<typeof compactSchema>[0], key: string) =>
+      compactSchema(definition, { use, name: definitionName(key) });
     this.index = {
       input: new DefinitionIndex(catalog.definitions, view("input")),
       output: new DefinitionIndex(catalog.definitions, view("output")),
@@ -91,7 +92,10 @@ export class Listing {
     if (decided === undefined) {
       const schema = compactSchema(tool.outputSchema, { use: "output", top: true }) as JsonObjectSchema;
       const bytes = utf8Bytes(JSON.stringify(schema)) + this.index.output.defsBytes(schema);
-      decided = bytes <= (this.options.maxOutputSchemaBytes ?? MAX_ADVERTISED_OUTPUT_BYTES) && this.clientSafe(schema) ? schema : null;
+      decided =
+        bytes <= (this.options.maxOutputSchemaBytes ?? MAX_ADVERTISED_OUTPUT_BYTES) && this.clientSafe(schema)
+          ? schema
+          : null;
       this.outputs.set(tool, decided);
     }
     return decided ?? undefined;

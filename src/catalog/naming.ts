@@ -75,7 +75,13 @@ export function baseToolName({
  * is `list_items` to `list_items_836d`). Of two operations with the same id the first holds it. Called after the
  * authors' chosen (`x-mcp`) names are held, which keep their priority.
  */
-export function holdOwnNames({ candidates, hold }: { candidates: Array<{ choice: NameChoice; salt: string }>; hold: (name: string, salt: string) => boolean }): void {
+export function holdOwnNames({
+  candidates,
+  hold,
+}: {
+  candidates: Array<{ choice: NameChoice; salt: string }>;
+  hold: (name: string, salt: string) => boolean;
+}): void {
   for (const { choice, salt } of candidates) if (choice.changes.length === 0) hold(choice.name, salt);
 }
 

@@ -68,7 +68,9 @@ function documentAuth({ builder, source }: { builder: CatalogBuilder; source: Op
   });
   // Parameters that carry a credential (the document's own ones too, when auth entries replace them) are never arguments.
   const credentialParameters = new Set(
-    [...Object.values(fromDocument.credentials), ...Object.values(credentials)].flatMap((c) => (c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [])),
+    [...Object.values(fromDocument.credentials), ...Object.values(credentials)].flatMap((c) =>
+      c.type === "apiKey" ? [`${c.in}:${c.in === "header" ? c.parameter.toLowerCase() : c.parameter}`] : [],
+    ),
   );
   return {
     credentials,
@@ -83,7 +85,12 @@ function reportExcluded({ builder, source }: { builder: CatalogBuilder; source: 
   const { document, id } = source;
   for (const excluded of document.excluded ?? []) {
     const { method, path, operationId } = excluded;
-    const name = baseToolName({ method, path, namespace: id, ...(operationId !== undefined ? { operationId } : {}) }).name;
+    const name = baseToolName({
+      method,
+      path,
+      namespace: id,
+      ...(operationId !== undefined ? { operationId } : {}),
+    }).name;
     builder.excludedBySource({
       item: { ...excluded, name },
       ...(source.filters ? { sourceFilters: source.filters } : {}),
@@ -100,21 +107,43 @@ function reportExcluded({ builder, source }: { builder: CatalogBuilder; source: 
 }
 
 /** The operations the filters pass, each with its tool's name: names the authors chose are checked and held first. */
-function acceptedOperations({ builder, source }: { builder: CatalogBuilder; source: OpenApiSource }): OperationCandidate[] {
+function acceptedOperations({
+  builder,
+  source,
+}: {
+  builder: CatalogBuilder;
+  source: OpenApiSource;
+}): OperationCandidate[] {
   const { document, id } = source;
   const candidates: OperationCandidate[] = [];
   for (const operation of document.operations) {
     const choice = requestedName({ operation, namespace: id });
     const { method, path, tags, operationId } = operation;
-    if (builder.accepts({ tags, name: choice.name, path, method, ...(operationId !== undefined ? { operationId } : {}) }, source.filters)) candidates.push({ operation, choice });
+    if (
+      builder.accepts(
+        { tags, name: choice.name, path, method, ...(operationId !== undefined ? { operationId } : {}) },
+        source.filters,
+      )
+    )
+      candidates.push({ operation, choice });
   }
   const hold = (name: string, salt: string): boolean => builder.holdName(name, salt);
   checkChosenNames({
     candidates,
     namespace: id,
     hold,
-    report: ({ operation }, message) => builder.diagnostics.push({ severity: "error", code: "x-mcp-name-taken", file: document.file, pointer: `${operation.mcp?.pointer}/name`, message }),
+    report: ({ operation }, message) =>
+      builder.diagnostics.push({
+        severity: "error",
+        code: "x-mcp-name-taken",
+        file: document.file,
+        pointer: `${operation.mcp?.pointer}/name`,
+        message,
+      }),
   });
-  holdOwnNames({ candidates: candidates.map(({ operation, choice }) => ({ choice, salt: `${operation.method} ${operation.path}` })), hold });
+  holdOwnNames({
+    candidates: candidates.map(({ operation, choice }) => ({ choice, salt: `${operation.method} ${operation.path}` })),
+    hold,
+  });
   return candidates;
 }

@@ -49,20 +49,35 @@ export function addOperationTool({
   const file = source.document.file;
   const report = toolReport({ builder, file, tool: choice.name });
   if (choice.changes.includes("sanitized")) {
-    report({ severity: "warning", code: "name-sanitized", pointer: `${operation.pointer}/operationId`, message: `operationId '${operation.operationId}' is not a valid tool name; the tool is named '${choice.name}'` });
+    report({
+      severity: "warning",
+      code: "name-sanitized",
+      pointer: `${operation.pointer}/operationId`,
+      message: `operationId '${operation.operationId}' is not a valid tool name; the tool is named '${choice.name}'`,
+    });
   }
   if (choice.changes.includes("shortened")) {
-    report({ severity: "warning", code: "name-shortened", pointer: operation.pointer, message: `name shortened to 64 characters: '${choice.name}'` });
+    report({
+      severity: "warning",
+      code: "name-shortened",
+      pointer: operation.pointer,
+      message: `name shortened to 64 characters: '${choice.name}'`,
+    });
   }
   const inputs = buildInputs({ operation, converter, cache, credentialParameters: auth.credentialParameters, report });
   const output = buildOutput({ responses: operation.responses, converter, definitions: builder.definitions });
   const description = descriptionOr({
     description: operation.mcp?.description ?? describeTool(operation),
     request: operation,
-    missing: { pointer: operation.pointer, message: `${method} ${path} has no summary or description; the model sees only its name` },
+    missing: {
+      pointer: operation.pointer,
+      message: `${method} ${path} has no summary or description; the model sees only its name`,
+    },
     report,
   });
-  const title = operation.mcp?.title ?? titleFor({ name: choice.name, ...(operation.summary !== undefined ? { summary: operation.summary } : {}) });
+  const title =
+    operation.mcp?.title ??
+    titleFor({ name: choice.name, ...(operation.summary !== undefined ? { summary: operation.summary } : {}) });
   const { effect, annotations } = classAndAnnotations({ operation, title });
   const serverUrl = source.baseUrl ?? operation.serverUrl;
   const security = auth.givenRequirement ?? operationSecurity({ operation, auth, report });
@@ -80,19 +95,38 @@ export function addOperationTool({
       approval: operation.mcp?.approval,
       request: { method, serverUrl, path, security, rateLimit },
       source: source.id,
-      origin: { file, pointer: operation.pointer, tags: operation.tags, ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}) },
+      origin: {
+        file,
+        pointer: operation.pointer,
+        tags: operation.tags,
+        ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}),
+      },
     },
   });
   return { serverUrl };
 }
 
 /** The operation's requirements as catalog credential ids; an alternative naming an undefined scheme is dropped. */
-function operationSecurity({ operation, auth, report }: { operation: ApiOperation; auth: DocumentAuth; report: Report }): SecurityRequirement[] {
+function operationSecurity({
+  operation,
+  auth,
+  report,
+}: {
+  operation: ApiOperation;
+  auth: DocumentAuth;
+  report: Report;
+}): SecurityRequirement[] {
   return normalizeRequirements({
     requirements: operation.security,
     known: auth.credentials,
     idOf: auth.credentialId,
-    onUnknown: (name) => report({ severity: "warning", code: "unknown-security-scheme", pointer: operation.pointer, message: `security requirement names scheme '${name}', which is not defined; that alternative is ignored` }),
+    onUnknown: (name) =>
+      report({
+        severity: "warning",
+        code: "unknown-security-scheme",
+        pointer: operation.pointer,
+        message: `security requirement names scheme '${name}', which is not defined; that alternative is ignored`,
+      }),
   });
 }
 
@@ -102,7 +136,12 @@ function operationRateLimit({ operation, report }: { operation: ApiOperation; re
   if (value === undefined) return undefined;
   const parsed = parseRateLimit(value);
   if ("problem" in parsed) {
-    report({ severity: "warning", code: "invalid-rate-limit", pointer: `${operation.pointer}/x-rate-limit`, message: `x-rate-limit ignored: ${parsed.problem}` });
+    report({
+      severity: "warning",
+      code: "invalid-rate-limit",
+      pointer: `${operation.pointer}/x-rate-limit`,
+      message: `x-rate-limit ignored: ${parsed.problem}`,
+    });
     return undefined;
   }
   return parsed;

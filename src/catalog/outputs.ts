@@ -36,7 +36,11 @@ export function buildOutput({
   for (const response of success) {
     const json = response.content.find((c) => isJsonMediaType(c.mediaType) && c.schema !== undefined);
     if (!json) continue;
-    const converted = converter.convert(json.schema, { direction: "output", pointer: json.schemaPointer, inline: true });
+    const converted = converter.convert(json.schema, {
+      direction: "output",
+      pointer: json.schemaPointer,
+      inline: true,
+    });
     return { ...asObjectSchema(converted, definitions), accept };
   }
   return { accept };
@@ -46,8 +50,12 @@ export function buildOutput({
  * The schema itself when every value it accepts is an object (then `type: "object"` is stated at the top, as MCP
  * wants), else an object holding it under `result`.
  */
-export function asObjectSchema(schema: JsonSchema, definitions: Record<string, JsonSchema>): { schema: JsonObjectSchema; wrapped?: boolean } {
-  if (typeof schema === "object" && isObjectOnly(schema, definitions, 0)) return { schema: { ...schema, type: "object" } as JsonObjectSchema };
+export function asObjectSchema(
+  schema: JsonSchema,
+  definitions: Record<string, JsonSchema>,
+): { schema: JsonObjectSchema; wrapped?: boolean } {
+  if (typeof schema === "object" && isObjectOnly(schema, definitions, 0))
+    return { schema: { ...schema, type: "object" } as JsonObjectSchema };
   const result = schema === true ? {} : schema === false ? { not: {} } : schema;
   return {
     schema: { type: "object", properties: { [WRAPPED_RESULT_KEY]: result }, required: [WRAPPED_RESULT_KEY] },
@@ -62,10 +70,19 @@ function isObjectOnly(schema: JsonSchema | undefined, definitions: Record<string
   if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/$defs/")) {
     return isObjectOnly(definitions[schema.$ref.slice("#/$defs/".length)], definitions, depth + 1);
   }
-  if (Array.isArray(schema.allOf) && schema.allOf.some((member) => isObjectOnly(member as JsonSchema, definitions, depth + 1))) return true;
+  if (
+    Array.isArray(schema.allOf) &&
+    schema.allOf.some((member) => isObjectOnly(member as JsonSchema, definitions, depth + 1))
+  )
+    return true;
   for (const keyword of ["oneOf", "anyOf"] as const) {
     const branches = schema[keyword];
-    if (Array.isArray(branches) && branches.length > 0 && branches.every((b) => isObjectOnly(b as JsonSchema, definitions, depth + 1))) return true;
+    if (
+      Array.isArray(branches) &&
+      branches.length > 0 &&
+      branches.every((b) => isObjectOnly(b as JsonSchema, definitions, depth + 1))
+    )
+      return true;
   }
   return false;
 }

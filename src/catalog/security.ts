@@ -57,9 +57,20 @@ export function credentialsFromDocument({
       override: overrides[name] ?? {},
       env: (prefix) => ({ env: `${prefix}_${suffix}` }),
     });
-    if (warning) diagnostics.push({ severity: "warning", code: "token-from-environment", message: `security scheme '${name}' ${warning}`, file });
+    if (warning)
+      diagnostics.push({
+        severity: "warning",
+        code: "token-from-environment",
+        message: `security scheme '${name}' ${warning}`,
+        file,
+      });
     if (credential.type === "unsupported") {
-      diagnostics.push({ severity: "warning", code: "unsupported-security", message: `security scheme '${name}': ${credential.reason}; calls that need it cannot be authenticated`, file });
+      diagnostics.push({
+        severity: "warning",
+        code: "unsupported-security",
+        message: `security scheme '${name}': ${credential.reason}; calls that need it cannot be authenticated`,
+        file,
+      });
     }
     defineOwn(credentials, name, credential);
   }
@@ -80,7 +91,15 @@ function credentialOf(input: SchemeInput): { credential: CredentialScheme; warni
   const { base, scheme, override, env } = input;
   switch (scheme.type) {
     case "apiKey":
-      return { credential: { ...base, type: "apiKey", in: scheme.in, parameter: scheme.name, value: override.value ?? env("API_KEY") } };
+      return {
+        credential: {
+          ...base,
+          type: "apiKey",
+          in: scheme.in,
+          parameter: scheme.name,
+          value: override.value ?? env("API_KEY"),
+        },
+      };
     case "http":
       return { credential: httpCredential({ ...input, scheme }) };
     case "oauth2":
@@ -92,19 +111,37 @@ function credentialOf(input: SchemeInput): { credential: CredentialScheme; warni
   }
 }
 
-function httpCredential({ base, scheme, override, env }: SchemeInput<Extract<ApiSecurityScheme, { type: "http" }>>): CredentialScheme {
+function httpCredential({
+  base,
+  scheme,
+  override,
+  env,
+}: SchemeInput<Extract<ApiSecurityScheme, { type: "http" }>>): CredentialScheme {
   const kind = scheme.scheme.toLowerCase();
   if (kind === "bearer") return { ...base, type: "bearer", token: override.value ?? env("BEARER_TOKEN") };
-  if (kind === "basic") return { ...base, type: "basic", username: override.username ?? env("BASIC_USERNAME"), password: override.password ?? env("BASIC_PASSWORD") };
+  if (kind === "basic")
+    return {
+      ...base,
+      type: "basic",
+      username: override.username ?? env("BASIC_USERNAME"),
+      password: override.password ?? env("BASIC_PASSWORD"),
+    };
   return { ...base, type: "unsupported", reason: `HTTP authentication scheme '${scheme.scheme}' is not supported` };
 }
 
 /** Client credentials when there is a token URL; other flows need a person to sign in, so a token is read instead. */
-function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: "oauth2" }>>): { credential: CredentialScheme; warning?: string } {
+function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: "oauth2" }>>): {
+  credential: CredentialScheme;
+  warning?: string;
+} {
   const { base, scheme, override, env } = input;
   const flow = scheme.clientCredentials;
   const tokenUrl = override.tokenUrl ?? flow?.tokenUrl;
-  if (!tokenUrl) return tokenFromEnvironment({ ...input, why: `uses OAuth 2.0 ${scheme.flows.join("/") || "flows"} that need a person to sign in` });
+  if (!tokenUrl)
+    return tokenFromEnvironment({
+      ...input,
+      why: `uses OAuth 2.0 ${scheme.flows.join("/") || "flows"} that need a person to sign in`,
+    });
   return {
     credential: {
       ...base,
@@ -118,9 +155,15 @@ function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: 
 }
 
 /** A bearer token obtained elsewhere, and the warning that says where it is read from. */
-function tokenFromEnvironment({ base, override, env, why }: SchemeInput & { why: string }): { credential: CredentialScheme; warning: string } {
+function tokenFromEnvironment({ base, override, env, why }: SchemeInput & { why: string }): {
+  credential: CredentialScheme;
+  warning: string;
+} {
   const token = override.value ?? env("BEARER_TOKEN");
-  return { credential: { ...base, type: "bearer", token }, warning: `${why}; an access token obtained elsewhere is read from ${describeSource(token)}` };
+  return {
+    credential: { ...base, type: "bearer", token },
+    warning: `${why}; an access token obtained elsewhere is read from ${describeSource(token)}`,
+  };
 }
 
 /** Requirement objects (OR of ANDs) as scheme ids; alternatives naming an undefined scheme are dropped. */
@@ -144,7 +187,10 @@ export function normalizeRequirements({
       continue;
     }
     result.push({
-      schemes: names.map((name) => ({ id: idOf(name), scopes: Array.isArray(requirement[name]) ? requirement[name] : [] })),
+      schemes: names.map((name) => ({
+        id: idOf(name),
+        scopes: Array.isArray(requirement[name]) ? requirement[name] : [],
+      })),
     });
   }
   return result;
@@ -210,6 +256,9 @@ export function unknownAuthMappings({
       severity: "error" as const,
       code: "unknown-auth-scheme",
       message: `auth names scheme '${name}', which ${file} does not define (it defines: ${known.join(", ") || "none"}); to add a scheme, give the entry a type (bearer, apiKey, basic or oauth2), or use --auth`,
-      ...(override.place ?? { file: place?.file ?? file, ...(place ? { pointer: joinPointer(place.pointer, name) } : {}) }),
+      ...(override.place ?? {
+        file: place?.file ?? file,
+        ...(place ? { pointer: joinPointer(place.pointer, name) } : {}),
+      }),
     }));
 }

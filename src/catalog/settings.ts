@@ -4,7 +4,9 @@
 import type { RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
-export type CredentialValues = string | { value?: string; username?: string; password?: string; clientId?: string; clientSecret?: string };
+export type CredentialValues =
+  | string
+  | { value?: string; username?: string; password?: string; clientId?: string; clientSecret?: string };
 
 export interface Settings {
   /** Where the settings came from, for messages. */

@@ -21,7 +21,11 @@ export interface ToolParts {
   name: string;
   title: string;
   description: string;
-  inputs: { schema: JsonObjectSchema; parameters: Record<ParameterLocation, ParameterBinding[]>; body?: RequestBodyBinding | undefined };
+  inputs: {
+    schema: JsonObjectSchema;
+    parameters: Record<ParameterLocation, ParameterBinding[]>;
+    body?: RequestBodyBinding | undefined;
+  };
   output: { schema?: JsonObjectSchema | undefined; wrapped?: boolean | undefined; accept: string[] };
   effect: SideEffect;
   annotations: ToolAnnotations;

@@ -8,7 +8,15 @@ import { baseToolName } from "./naming.js";
 import type { SideEffect, ToolAnnotations } from "./types.js";
 
 /** The name an operation asks for: the author's (namespaced in a manifest), unless `own`, else the operation's. */
-export function requestedName({ operation, namespace, own = false }: { operation: ApiOperation; namespace: string; own?: boolean }): NameChoice {
+export function requestedName({
+  operation,
+  namespace,
+  own = false,
+}: {
+  operation: ApiOperation;
+  namespace: string;
+  own?: boolean;
+}): NameChoice {
   const { method, path, mcp } = operation;
   const operationId = !own && mcp?.name !== undefined ? mcp.name : operation.operationId;
   return baseToolName({ method, path, namespace, ...(operationId !== undefined ? { operationId } : {}) });
@@ -35,18 +43,35 @@ export function checkChosenNames({
     const { operation, choice } = candidate;
     if (operation.mcp?.name === undefined) continue;
     if (!others.has(choice.name) && hold(choice.name, `${operation.method} ${operation.path}`)) continue;
-    report(candidate, `x-mcp name '${operation.mcp.name}' is the name of another tool too; tool names must be unique, so this operation keeps its own name`);
+    report(
+      candidate,
+      `x-mcp name '${operation.mcp.name}' is the name of another tool too; tool names must be unique, so this operation keeps its own name`,
+    );
     candidate.choice = requestedName({ operation, namespace, own: true });
   }
 }
 
 /** Class and annotations: the author's effect or readOnlyHint/destructiveHint decide the class, the hints follow it. */
-export function classAndAnnotations({ operation, title }: { operation: ApiOperation; title: string }): { effect: SideEffect; annotations: ToolAnnotations } {
+export function classAndAnnotations({ operation, title }: { operation: ApiOperation; title: string }): {
+  effect: SideEffect;
+  annotations: ToolAnnotations;
+} {
   const overrides: Partial<ApiToolOverrides> = operation.mcp ?? {};
   const hints = overrides.annotations ?? {};
-  const effect = classify({ method: operation.method, effect: overrides.effect, readOnlyHint: hints.readOnlyHint, destructiveHint: hints.destructiveHint });
+  const effect = classify({
+    method: operation.method,
+    effect: overrides.effect,
+    readOnlyHint: hints.readOnlyHint,
+    destructiveHint: hints.destructiveHint,
+  });
   return {
     effect,
-    annotations: annotationsFor({ method: operation.method, title: hints.title ?? title, effect, idempotentHint: hints.idempotentHint, openWorldHint: hints.openWorldHint }),
+    annotations: annotationsFor({
+      method: operation.method,
+      title: hints.title ?? title,
+      effect,
+      idempotentHint: hints.idempotentHint,
+      openWorldHint: hints.openWorldHint,
+    }),
   };
 }

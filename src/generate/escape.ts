@@ -31,7 +31,10 @@ export function markdown(text: string): string {
   return text
     .replace(/\r\n?|\n|[\u2028\u2029]/g, " ")
     .replace(/[\\`*_[\]|<>~&!]/g, (c) => `\\${c}`)
-    .replace(/^(\s*)([#+\-=>]|\d+[.)])/, (_, space: string, marker: string) => `${space}${marker.replace(/[#+\-=>.)]$/, (c) => `\\${c}`)}`);
+    .replace(
+      /^(\s*)([#+\-=>]|\d+[.)])/,
+      (_, space: string, marker: string) => `${space}${marker.replace(/[#+\-=>.)]$/, (c) => `\\${c}`)}`,
+    );
 }
 
 /** An npm package name: lower case, URL-safe, at most 214 characters. */

@@ -24,7 +24,11 @@ export interface GeneratedFile {
 }
 
 /** Template file names that cannot be the real name (a leading dot would hide them in the package). */
-const RENAMED: Record<string, string> = { "env.example": ".env.example", dockerignore: ".dockerignore", gitignore: ".gitignore" };
+const RENAMED: Record<string, string> = {
+  "env.example": ".env.example",
+  dockerignore: ".dockerignore",
+  gitignore: ".gitignore",
+};
 const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "re2js", "undici", "yaml"];
 const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
 
@@ -50,7 +54,9 @@ function templates(dir = TEMPLATES): Array<{ path: string; source: string }> {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return templates(path);
-    return name.endsWith(".hbs") ? [{ path: relative(TEMPLATES, path).slice(0, -".hbs".length), source: readFileSync(path, "utf8") }] : [];
+    return name.endsWith(".hbs")
+      ? [{ path: relative(TEMPLATES, path).slice(0, -".hbs".length), source: readFileSync(path, "utf8") }]
+      : [];
   });
 }
 
@@ -59,17 +65,21 @@ function versions(names: string[], pkg: Record<string, Record<string, string>>):
   return Object.fromEntries(names.map((name) => [name, all[name] ?? "*"]));
 }
 
-
 /**
  * Local source paths as they read from the sources' common directory (`petstore.yaml`, `apis/cars.yaml`): the
  * project is built and run elsewhere, and the generating machine's directories are nobody's business. URLs stay.
  */
 function portablePaths(catalog: Catalog): (location: string) => string {
   const files = catalog.sources.map((s) => s.location).filter((l) => isAbsolute(l));
-  const common = files.length === 0 ? "" : files.map((f) => dirname(f)).reduce((a, b) => {
-    while (a !== dirname(a) && relative(a, b).startsWith("..")) a = dirname(a);
-    return a;
-  });
+  const common =
+    files.length === 0
+      ? ""
+      : files
+          .map((f) => dirname(f))
+          .reduce((a, b) => {
+            while (a !== dirname(a) && relative(a, b).startsWith("..")) a = dirname(a);
+            return a;
+          });
   return (location) => (common && isAbsolute(location) ? relative(common, location).split(sep).join("/") : location);
 }
 
@@ -79,8 +89,19 @@ export interface LargeListing {
   threshold: number;
 }
 
-export function renderProject({ catalog, name, largeListing }: { catalog: Catalog; name?: string; largeListing?: LargeListing }): GeneratedFile[] {
-  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string } & Record<string, Record<string, string>>;
+export function renderProject({
+  catalog,
+  name,
+  largeListing,
+}: {
+  catalog: Catalog;
+  name?: string;
+  largeListing?: LargeListing;
+}): GeneratedFile[] {
+  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as { version: string } & Record<
+    string,
+    Record<string, string>
+  >;
   const single = catalog.sources.length === 1 ? catalog.sources[0] : undefined;
   const title = single?.title ?? "openapi-mcp server";
   const packageName = toPackageName(name ?? title);
@@ -102,7 +123,12 @@ export function renderProject({ catalog, name, largeListing }: { catalog: Catalo
     generatorVersion: pkg.version,
     toolCount: catalog.tools.length,
     oneTool: catalog.tools.length === 1,
-    tools: catalog.tools.map((t) => ({ name: t.name, method: t.operation.method, path: t.operation.path, effect: t.effect })),
+    tools: catalog.tools.map((t) => ({
+      name: t.name,
+      method: t.operation.method,
+      path: t.operation.path,
+      effect: t.effect,
+    })),
     credentials,
     exampleEnv: Object.fromEntries(variables.map((v) => [v, "…"])),
     serverArgs: `[${[`/path/to/${packageName}/dist/index.js`, ...modeArgs].map((a) => json(a)).join(", ")}]`,
@@ -115,7 +141,11 @@ export function renderProject({ catalog, name, largeListing }: { catalog: Catalo
   const engine = handlebars();
   const files: GeneratedFile[] = templates().map(({ path, source }) => {
     const target = RENAMED[path] ?? path;
-    return { path: target, content: engine.compile(source, { noEscape: true, strict: true })(context), ...(target.startsWith("src/custom/") ? { userOwned: true } : {}) };
+    return {
+      path: target,
+      content: engine.compile(source, { noEscape: true, strict: true })(context),
+      ...(target.startsWith("src/custom/") ? { userOwned: true } : {}),
+    };
   });
   // The catalog as data, without what only mattered while loading (diagnostics), and without this machine's paths.
   const local = portablePaths(catalog);

@@ -11,11 +11,21 @@ const SOURCE_ROOT = fileURLToPath(new URL("../../src/", import.meta.url));
 const SCHEMA_ROOT = fileURLToPath(new URL("../../schemas/", import.meta.url));
 
 /** What a generated server starts from; everything they import is copied along. */
-export const RUNTIME_ENTRIES = ["runtime/start.ts", "runtime/view.ts", "runtime/dynamic.ts", "runtime/settings.ts", "server/index.ts", "load/settings.ts"];
+export const RUNTIME_ENTRIES = [
+  "runtime/start.ts",
+  "runtime/view.ts",
+  "runtime/dynamic.ts",
+  "runtime/settings.ts",
+  "server/index.ts",
+  "load/settings.ts",
+];
 
 /** The JSON Schemas the copied reader checks files against, relative to the project's root. */
 export function runtimeSchemas(): SourceFile[] {
-  return ["settings.schema.json"].map((name) => ({ path: `schemas/${name}`, content: readFileSync(join(SCHEMA_ROOT, name), "utf8") }));
+  return ["settings.schema.json"].map((name) => ({
+    path: `schemas/${name}`,
+    content: readFileSync(join(SCHEMA_ROOT, name), "utf8"),
+  }));
 }
 
 export interface SourceFile {

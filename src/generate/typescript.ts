@@ -37,7 +37,11 @@ export function renderTypes(catalog: Pick<Catalog, "tools" | "definitions">): st
     lines.push(comment(`Arguments of ${tool.name}: ${tool.title}`), declaration, "");
   }
   // By tool name, for hooks that look at one tool's arguments: `args as ToolArguments["create_pet"]`.
-  lines.push("/** Each tool's arguments, by tool name. */", `export interface ToolArguments {${byTool.length > 0 ? `\n${byTool.join("\n")}\n` : ""}}`, "");
+  lines.push(
+    "/** Each tool's arguments, by tool name. */",
+    `export interface ToolArguments {${byTool.length > 0 ? `\n${byTool.join("\n")}\n` : ""}}`,
+    "",
+  );
   for (const [key, definition] of Object.entries(catalog.definitions)) {
     lines.push(`export type ${defNames.get(key)} = ${typeOf(definition, defNames, "")};`);
   }
@@ -55,13 +59,19 @@ function typeOf(schema: JsonSchema | undefined, defs: Map<string, string>, inden
   }
   if (schema.const !== undefined) parts.push(literal(schema.const));
   else if (Array.isArray(schema.enum)) parts.push(union(schema.enum.map(literal)));
-  else if (schema.type !== undefined) parts.push(union((Array.isArray(schema.type) ? schema.type : [schema.type]).map((t) => byType(String(t), schema, defs, indent))));
+  else if (schema.type !== undefined)
+    parts.push(
+      union(
+        (Array.isArray(schema.type) ? schema.type : [schema.type]).map((t) => byType(String(t), schema, defs, indent)),
+      ),
+    );
   else if (schema.properties !== undefined) parts.push(objectType(schema, defs, indent));
   for (const keyword of ["oneOf", "anyOf"] as const) {
     const branches = schema[keyword];
     if (Array.isArray(branches)) parts.push(`(${union(branches.map((b) => typeOf(b as JsonSchema, defs, indent)))})`);
   }
-  if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((member) => `(${typeOf(member as JsonSchema, defs, indent)})`));
+  if (Array.isArray(schema.allOf))
+    parts.push(...schema.allOf.map((member) => `(${typeOf(member as JsonSchema, defs, indent)})`));
   const meaningful = parts.filter((p) => p !== "unknown");
   return meaningful.length === 0 ? "unknown" : meaningful.join(" & ");
 }
@@ -78,7 +88,8 @@ function byType(type: string, schema: Record<string, unknown>, defs: Map<string,
     case "null":
       return "null";
     case "array": {
-      if (Array.isArray(schema.prefixItems)) return `[${schema.prefixItems.map((item) => typeOf(item as JsonSchema, defs, indent)).join(", ")}, ...unknown[]]`;
+      if (Array.isArray(schema.prefixItems))
+        return `[${schema.prefixItems.map((item) => typeOf(item as JsonSchema, defs, indent)).join(", ")}, ...unknown[]]`;
       return `Array<${typeOf(schema.items as JsonSchema | undefined, defs, indent)}>`;
     }
     case "object":
@@ -94,7 +105,8 @@ function objectType(schema: Record<string, unknown>, defs: Map<string, string>, 
   const inner = `${indent}  `;
   const lines: string[] = [];
   for (const [name, property] of Object.entries(properties)) {
-    const description = typeof property === "object" && typeof property.description === "string" ? property.description : undefined;
+    const description =
+      typeof property === "object" && typeof property.description === "string" ? property.description : undefined;
     if (description) lines.push(comment(description, inner));
     lines.push(`${inner}${tsString(name)}${required.has(name) ? "" : "?"}: ${typeOf(property, defs, inner)};`);
   }
@@ -106,7 +118,8 @@ function objectType(schema: Record<string, unknown>, defs: Map<string, string>, 
 }
 
 function literal(value: unknown): string {
-  if (value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string") return json(value);
+  if (value === null || typeof value === "boolean" || typeof value === "number" || typeof value === "string")
+    return json(value);
   return "unknown";
 }
 

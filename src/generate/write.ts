@@ -29,7 +29,17 @@ function hash(content: string | Buffer): string {
   return createHash("sha256").update(content).digest("hex");
 }
 
-export function writeProject({ out, files, force = false, generator }: { out: string; files: GeneratedFile[]; force?: boolean; generator: string }): WriteReport {
+export function writeProject({
+  out,
+  files,
+  force = false,
+  generator,
+}: {
+  out: string;
+  files: GeneratedFile[];
+  force?: boolean;
+  generator: string;
+}): WriteReport {
   const manifestPath = join(out, MANIFEST);
   const previous = readManifest(manifestPath);
   if (!previous && existsSync(out) && readdirSync(out).length > 0 && !force) {
@@ -61,7 +71,9 @@ export function writeProject({ out, files, force = false, generator }: { out: st
     plan.push({ file, action: "update" });
   }
   const generated = new Set(files.map((f) => f.path));
-  const stale = Object.keys(previous?.files ?? {}).filter((path) => !generated.has(path) && existsSync(join(out, path)));
+  const stale = Object.keys(previous?.files ?? {}).filter(
+    (path) => !generated.has(path) && existsSync(join(out, path)),
+  );
   for (const path of stale) if (previous?.files[path] !== hash(readFileSync(join(out, path)))) edited.push(path);
   if (edited.length > 0 && !force) {
     throw new UserError({
@@ -77,7 +89,10 @@ export function writeProject({ out, files, force = false, generator }: { out: st
     rmSync(join(out, path));
     report.deleted.push(path);
   }
-  const manifest: Manifest = { generator, files: Object.fromEntries(files.filter((f) => !f.userOwned).map((f) => [f.path, hash(f.content)])) };
+  const manifest: Manifest = {
+    generator,
+    files: Object.fromEntries(files.filter((f) => !f.userOwned).map((f) => [f.path, hash(f.content)])),
+  };
   writeAtomically(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   return report;
 }

@@ -34,7 +34,15 @@ export interface Budget {
   advice?: string;
 }
 
-export function contextBudget({ tools, tokens, threshold = TOKEN_BUDGET }: { tools: ToolCost[]; tokens: number; threshold?: number }): Budget {
+export function contextBudget({
+  tools,
+  tokens,
+  threshold = TOKEN_BUDGET,
+}: {
+  tools: ToolCost[];
+  tokens: number;
+  threshold?: number;
+}): Budget {
   const largestTools = [...tools]
     .sort((a, b) => b.tokens - a.tokens || a.name.localeCompare(b.name))
     .slice(0, LARGEST_SHOWN)
@@ -52,7 +60,13 @@ export function contextBudget({ tools, tokens, threshold = TOKEN_BUDGET }: { too
 }
 
 /** The budget of what a server lists: its tools/list entries as sent (their JSON), tags from the catalog's tools. */
-export function servedBudget({ listed, tools }: { listed: { names: readonly string[]; texts: readonly string[] }; tools: Tool[] }): Budget {
+export function servedBudget({
+  listed,
+  tools,
+}: {
+  listed: { names: readonly string[]; texts: readonly string[] };
+  tools: Tool[];
+}): Budget {
   const tagsOf = new Map(tools.map((tool) => [tool.name, tool.origin.tags]));
   let bytes = `{"tools":[]}`.length + Math.max(0, listed.names.length - 1);
   const costs = listed.names.map((name, i): ToolCost => {
@@ -91,7 +105,17 @@ function tagCosts(tools: ToolCost[]): TagCost[] {
   return [...byTag.values()].sort((a, b) => b.tokens - a.tokens || a.tag.localeCompare(b.tag));
 }
 
-function advice({ tools, tokens, threshold, tags }: { tools: number; tokens: number; threshold: number; tags: TagCost[] }): string {
+function advice({
+  tools,
+  tokens,
+  threshold,
+  tags,
+}: {
+  tools: number;
+  tokens: number;
+  threshold: number;
+  tags: TagCost[];
+}): string {
   const cost = `tools/list costs ≈ ${count(tokens)} tokens for ${count(tools)} tool${plural(tools)}, over the ${count(threshold)}-token budget`;
   const dynamic = "serve with --mode dynamic (three discovery tools, a few hundred tokens up front)";
   // The costliest tag that fits the budget on its own makes a concrete example; naming one that does not fit would

@@ -9,19 +9,34 @@ import type { InspectReport } from "./report.js";
 const SAME_KIND_SHOWN = 3;
 
 /** `perKind`: how many diagnostics of one kind are shown before "… and N more like these". */
-export function renderReport(report: InspectReport, { tools = true, perKind = SAME_KIND_SHOWN }: { tools?: boolean; perKind?: number } = {}): string {
+export function renderReport(
+  report: InspectReport,
+  { tools = true, perKind = SAME_KIND_SHOWN }: { tools?: boolean; perKind?: number } = {},
+): string {
   const lines: string[] = [];
   for (const source of report.sources) {
     const id = source.id ? `[${source.id}] ` : "";
-    lines.push(printable(`${id}${source.title}${source.version ? ` ${source.version}` : ""} (${source.format}, ${source.location})`));
+    lines.push(
+      printable(
+        `${id}${source.title}${source.version ? ` ${source.version}` : ""} (${source.format}, ${source.location})`,
+      ),
+    );
   }
   if (tools && report.tools.length > 0) {
     lines.push("");
-    const rows = report.tools.map((t) => [t.name, t.method, printable(t.path), t.approval ? `${t.effect}, approval` : t.effect, number(t.tokens)]);
+    const rows = report.tools.map((t) => [
+      t.name,
+      t.method,
+      printable(t.path),
+      t.approval ? `${t.effect}, approval` : t.effect,
+      number(t.tokens),
+    ]);
     lines.push(...table(["TOOL", "METHOD", "PATH", "CLASS", "TOKENS"], rows, [4]));
   }
   lines.push("");
-  lines.push(`${number(report.totals.tools)} tool${plural(report.totals.tools)} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`);
+  lines.push(
+    `${number(report.totals.tools)} tool${plural(report.totals.tools)} · tools/list ${number(report.totals.bytes)} bytes ≈ ${number(report.totals.tokens)} tokens`,
+  );
   lines.push(...budget(report.budget, report.totals.tools));
   if (report.credentials.length > 0) {
     lines.push("", "Credentials:");
@@ -39,7 +54,10 @@ function budget(b: Budget, tools: number): string[] {
   const lines: string[] = [];
   if (tools > b.largestTools.length || b.over) {
     lines.push(`Largest tools: ${b.largestTools.map((t) => `${t.name} ≈ ${number(t.tokens)}`).join(" · ")}`);
-    if (b.largestTags.length > 1) lines.push(`Largest tags: ${b.largestTags.map((t) => `${t.tag} ≈ ${number(t.tokens)} (${number(t.tools)})`).join(" · ")}`);
+    if (b.largestTags.length > 1)
+      lines.push(
+        `Largest tags: ${b.largestTags.map((t) => `${t.tag} ≈ ${number(t.tokens)} (${number(t.tools)})`).join(" · ")}`,
+      );
   }
   if (b.advice) lines.push(`Context budget: ${b.advice}.`);
   return lines;
@@ -56,7 +74,8 @@ export function diagnostics(heading: string, list: Diagnostic[], perKind = SAME_
     else byCode.set(d.code, [d]);
   }
   for (const [code, group] of byCode) {
-    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length)) lines.push(`  ${diagnosticLine(d)}`);
+    for (const d of group.slice(0, group.length > perKind + 1 ? perKind : group.length))
+      lines.push(`  ${diagnosticLine(d)}`);
     if (group.length > perKind + 1) lines.push(`  … and ${group.length - perKind} more like these (${code})`);
   }
   return lines;
@@ -65,8 +84,12 @@ export function diagnostics(heading: string, list: Diagnostic[], perKind = SAME_
 /** `[tool] message (file#/pointer)`; `file:line:column #/pointer: [tool] message` when the place in the text is known. */
 export function diagnosticLine(d: Diagnostic): string {
   const tool = d.tool ? `[${d.tool}] ` : "";
-  if (d.file !== undefined && d.line !== undefined) return printable(`${d.file}:${d.line}:${d.column ?? 1} #${d.pointer ?? ""}: ${tool}${d.message}`);
-  const place = formatPlace({ ...(d.file !== undefined ? { file: d.file } : {}), ...(d.pointer !== undefined ? { pointer: d.pointer } : {}) });
+  if (d.file !== undefined && d.line !== undefined)
+    return printable(`${d.file}:${d.line}:${d.column ?? 1} #${d.pointer ?? ""}: ${tool}${d.message}`);
+  const place = formatPlace({
+    ...(d.file !== undefined ? { file: d.file } : {}),
+    ...(d.pointer !== undefined ? { pointer: d.pointer } : {}),
+  });
   return printable(`${tool}${d.message}${place ? ` (${place})` : ""}`);
 }
 
@@ -89,6 +112,9 @@ function number(n: number): string {
 function table(header: string[], rows: string[][], rightAligned: number[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
-    `  ${cells.map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ").trimEnd()}`;
+    `  ${cells
+      .map((c, i) => (rightAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd()}`;
   return [line(header), ...rows.map(line)];
 }

@@ -41,7 +41,10 @@ export interface InspectReport {
   warnings: Diagnostic[];
 }
 
-export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outputSchema?: boolean } = {}): InspectReport {
+export function inspectCatalog(
+  catalog: Catalog,
+  { outputSchema = true }: { outputSchema?: boolean } = {},
+): InspectReport {
   const listing = new Listing(catalog, { outputSchema });
   const tools = catalog.tools.map((tool): ToolSummary => {
     const bytes = listing.bytes(tool);
@@ -84,4 +87,3 @@ export function inspectCatalog(catalog: Catalog, { outputSchema = true }: { outp
     warnings: catalog.diagnostics.filter((d) => d.severity === "warning"),
   };
 }
-

@@ -26,18 +26,32 @@ export function actionRuleProblems(value: unknown): RuleProblem[] {
     if (!isObject(action)) return;
     if (typeof action.name === "string") {
       const first = seen.get(action.name);
-      if (first !== undefined) problems.push({ pointer: `/actions/${i}/name`, message: `action name '${action.name}' is already used by #/actions/${first}` });
+      if (first !== undefined)
+        problems.push({
+          pointer: `/actions/${i}/name`,
+          message: `action name '${action.name}' is already used by #/actions/${first}`,
+        });
       else seen.set(action.name, i);
     }
     problems.push(...inputProblems({ root: value, action, pointer: `/actions/${i}` }));
   });
-  const headerPlaces: Array<[string, unknown]> = [["/headers", value.headers], ...actions.map((a, i): [string, unknown] => [`/actions/${i}/headers`, isObject(a) ? a.headers : undefined])];
+  const headerPlaces: Array<[string, unknown]> = [
+    ["/headers", value.headers],
+    ...actions.map((a, i): [string, unknown] => [`/actions/${i}/headers`, isObject(a) ? a.headers : undefined]),
+  ];
   for (const [pointer, headers] of headerPlaces) {
     if (!isObject(headers)) continue;
     for (const [name, header] of Object.entries(headers)) {
-      if (TRANSPORT_HEADERS.has(name.toLowerCase())) problems.push({ pointer: joinPointer(pointer, name), message: `'${name}' is set by HTTP itself and cannot be a static header` });
+      if (TRANSPORT_HEADERS.has(name.toLowerCase()))
+        problems.push({
+          pointer: joinPointer(pointer, name),
+          message: `'${name}' is set by HTTP itself and cannot be a static header`,
+        });
       if (SENSITIVE_HEADER.test(name) && typeof header === "string" && !header.includes("${")) {
-        problems.push({ pointer: joinPointer(pointer, name), message: "a credential header must not hold a literal value; use 'auth' or a ${VAR} reference" });
+        problems.push({
+          pointer: joinPointer(pointer, name),
+          message: "a credential header must not hold a literal value; use 'auth' or a ${VAR} reference",
+        });
       }
     }
   }
@@ -46,22 +60,40 @@ export function actionRuleProblems(value: unknown): RuleProblem[] {
 }
 
 /** What an action's arguments need: an object schema, a property per path placeholder, no reserved header. */
-function inputProblems({ root, action, pointer }: { root: Record<string, unknown>; action: Record<string, unknown>; pointer: string }): RuleProblem[] {
+function inputProblems({
+  root,
+  action,
+  pointer,
+}: {
+  root: Record<string, unknown>;
+  action: Record<string, unknown>;
+  pointer: string;
+}): RuleProblem[] {
   const problems: RuleProblem[] = [];
   const input = followRefs(root, action.inputSchema);
   if (isObject(input) && input.type !== undefined && input.type !== "object") {
-    problems.push({ pointer: `${pointer}/inputSchema`, message: `inputSchema must describe an object (found type ${JSON.stringify(input.type)})` });
+    problems.push({
+      pointer: `${pointer}/inputSchema`,
+      message: `inputSchema must describe an object (found type ${JSON.stringify(input.type)})`,
+    });
   }
   const properties = isObject(input) && isObject(input.properties) ? input.properties : {};
   const path = typeof action.path === "string" ? action.path : "";
   for (const [, name] of path.matchAll(/\{([^{}]+)\}/g)) {
-    if (!Object.hasOwn(properties, name!)) problems.push({ pointer: `${pointer}/path`, message: `path placeholder {${name}} has no property in inputSchema` });
+    if (!Object.hasOwn(properties, name!))
+      problems.push({
+        pointer: `${pointer}/path`,
+        message: `path placeholder {${name}} has no property in inputSchema`,
+      });
   }
   for (const [argument, placement] of Object.entries(isObject(action.in) ? action.in : {})) {
     const location = isObject(placement) ? placement.in : placement;
     const header = isObject(placement) && typeof placement.name === "string" ? placement.name : argument;
     if (location === "header" && isReservedHeader(header)) {
-      problems.push({ pointer: joinPointer(`${pointer}/in`, argument), message: `'${header}' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header` });
+      problems.push({
+        pointer: joinPointer(`${pointer}/in`, argument),
+        message: `'${header}' is set by HTTP or by openapi-mcp; an argument cannot be sent as that header`,
+      });
     }
   }
   return problems;
@@ -83,19 +115,31 @@ function refProblems(root: Record<string, unknown>): RuleProblem[] {
   if (isObject(root.schemas)) stack.push({ value: root.schemas, pointer: "/schemas" });
   if (Array.isArray(root.actions)) {
     root.actions.forEach((action, i) => {
-      if (isObject(action)) for (const key of ["inputSchema", "outputSchema"]) stack.push({ value: action[key], pointer: `/actions/${i}/${key}` });
+      if (isObject(action))
+        for (const key of ["inputSchema", "outputSchema"])
+          stack.push({ value: action[key], pointer: `/actions/${i}/${key}` });
     });
   }
   for (let next = stack.pop(); next; next = stack.pop()) {
     const { value, pointer } = next;
-    if (Array.isArray(value)) for (const [i, item] of value.entries()) stack.push({ value: item, pointer: joinPointer(pointer, i) });
+    if (Array.isArray(value))
+      for (const [i, item] of value.entries()) stack.push({ value: item, pointer: joinPointer(pointer, i) });
     if (!isObject(value)) continue;
     if (typeof value.$ref === "string") {
       const target = localRefPointer(value.$ref);
-      if (target === undefined) problems.push({ pointer: `${pointer}/$ref`, message: `$ref '${value.$ref}' points outside the definition; use #/schemas/<name>` });
-      else if (resolvePointer(root, target) === undefined) problems.push({ pointer: `${pointer}/$ref`, message: `$ref '${value.$ref}' does not resolve: nothing is at that place in the definition` });
+      if (target === undefined)
+        problems.push({
+          pointer: `${pointer}/$ref`,
+          message: `$ref '${value.$ref}' points outside the definition; use #/schemas/<name>`,
+        });
+      else if (resolvePointer(root, target) === undefined)
+        problems.push({
+          pointer: `${pointer}/$ref`,
+          message: `$ref '${value.$ref}' does not resolve: nothing is at that place in the definition`,
+        });
     }
-    for (const [key, item] of Object.entries(value)) if (!VALUES.has(key) && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });
+    for (const [key, item] of Object.entries(value))
+      if (!VALUES.has(key) && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });
   }
   return problems;
 }

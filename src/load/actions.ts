@@ -9,9 +9,20 @@ import { problemLines, refuse, schemaProblems } from "./schema-check.js";
 import type { Environment } from "../catalog/variables.js";
 import { expandVariables } from "../catalog/variables.js";
 
-export function readActionDefinition({ parsed, file, env }: { parsed: Parsed; file: string; env: Environment }): ActionDefinition {
+export function readActionDefinition({
+  parsed,
+  file,
+  env,
+}: {
+  parsed: Parsed;
+  file: string;
+  env: Environment;
+}): ActionDefinition {
   upperCaseMethods(parsed.value);
-  const problems = [...schemaProblems({ schemaName: "action-definition", parsed, file }), ...problemLines({ parsed, file, problems: actionRuleProblems(parsed.value) })];
+  const problems = [
+    ...schemaProblems({ schemaName: "action-definition", parsed, file }),
+    ...problemLines({ parsed, file, problems: actionRuleProblems(parsed.value) }),
+  ];
   refuse({ problems, file, what: "action definition" });
   const definition = parsed.value as ActionDefinition;
   return { ...definition, baseUrl: expandVariables({ text: definition.baseUrl, env, place: `${file}#/baseUrl` }) };
@@ -20,5 +31,6 @@ export function readActionDefinition({ parsed, file, env }: { parsed: Parsed; fi
 /** `method: get` is as clear as `GET`; the schema lists the upper-case verbs. */
 function upperCaseMethods(value: unknown): void {
   if (!isObject(value) || !Array.isArray(value.actions)) return;
-  for (const action of value.actions) if (isObject(action) && typeof action.method === "string") action.method = action.method.toUpperCase();
+  for (const action of value.actions)
+    if (isObject(action) && typeof action.method === "string") action.method = action.method.toUpperCase();
 }

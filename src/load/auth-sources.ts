@@ -33,13 +33,22 @@ export class GivenAuth {
     const choices = `${ids.join(", ")} (e.g. ${ids[0]}=bearer:VAR)`;
     for (const option of this.options) {
       if (!several && option.source !== undefined) {
-        throw new UserError({ code: "E_OPTION", message: `--auth ${option.source}=${option.kind}:…: a source-id= prefix picks one of several sources or of a manifest; with one source, leave it out` });
+        throw new UserError({
+          code: "E_OPTION",
+          message: `--auth ${option.source}=${option.kind}:…: a source-id= prefix picks one of several sources or of a manifest; with one source, leave it out`,
+        });
       }
       if (several && option.source === undefined) {
-        throw new UserError({ code: "E_OPTION", message: `--auth ${option.kind}:…: with several sources, say which one it is for with a source-id= prefix: ${choices}` });
+        throw new UserError({
+          code: "E_OPTION",
+          message: `--auth ${option.kind}:…: with several sources, say which one it is for with a source-id= prefix: ${choices}`,
+        });
       }
       if (several && !ids.includes(option.source!)) {
-        throw new UserError({ code: "E_OPTION", message: `--auth ${option.source}=${option.kind}:…: there is no source '${option.source}'; the sources are ${choices}` });
+        throw new UserError({
+          code: "E_OPTION",
+          message: `--auth ${option.source}=${option.kind}:…: there is no source '${option.source}'; the sources are ${choices}`,
+        });
       }
     }
     const settings = this.given.settings;

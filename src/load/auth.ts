@@ -37,10 +37,14 @@ export function parseAuthOption(text: string, env: Environment): AuthOption {
       message: `--auth ${known ? `${kind}:…` : "value"}: ${why}; the forms are ${FORMS}, optionally after source-id= (e.g. cars=bearer:CARS_TOKEN), where VAR names an environment variable`,
     });
   const variable = (name: string | undefined): ValueSource => {
-    if (name === undefined || !VARIABLE.test(name)) throw bad("a variable name has letters, digits and '_' and does not start with a digit");
+    if (name === undefined || !VARIABLE.test(name))
+      throw bad("a variable name has letters, digits and '_' and does not start with a digit");
     // `--auth bearer:$TOKEN` puts the secret itself on the command line, where the process list shows it.
     if (env[name] === undefined && Object.values(env).includes(name)) {
-      throw new UserError({ code: "E_OPTION", message: `--auth ${kind}:…: give the environment variable's name, not its value (bearer:GITHUB_TOKEN, not bearer:$GITHUB_TOKEN)` });
+      throw new UserError({
+        code: "E_OPTION",
+        message: `--auth ${kind}:…: give the environment variable's name, not its value (bearer:GITHUB_TOKEN, not bearer:$GITHUB_TOKEN)`,
+      });
     }
     return { env: name };
   };
@@ -72,11 +76,18 @@ export function parseAuthOption(text: string, env: Environment): AuthOption {
   }
   const source = prefixed ? text.slice(0, equals) : undefined;
   if (source !== undefined && !SOURCE_ID.test(source)) throw bad("the part before '=' is not a source id");
-  return { ...(source !== undefined ? { source } : {}), kind, entry: { ...entry, everyTool: true, place: { file: "--auth" } } };
+  return {
+    ...(source !== undefined ? { source } : {}),
+    kind,
+    entry: { ...entry, everyTool: true, place: { file: "--auth" } },
+  };
 }
 
 /** A manifest's or settings file's `auth` (already checked against its schema) as auth entries. */
-export function authEntries(auth: Record<string, unknown>, { file, pointer }: { file: string; pointer: string }): Record<string, CredentialOverride> {
+export function authEntries(
+  auth: Record<string, unknown>,
+  { file, pointer }: { file: string; pointer: string },
+): Record<string, CredentialOverride> {
   const result: Record<string, CredentialOverride> = {};
   for (const [scheme, given] of Object.entries(auth)) {
     const place = { file, pointer: joinPointer(pointer, scheme) };

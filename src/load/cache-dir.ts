@@ -14,7 +14,11 @@ export interface CacheDirInput {
 }
 
 /** The cache directory's path, or undefined when the system names none. */
-export function cacheDirectory({ env = process.env, platform = process.platform, home = safeHome() }: CacheDirInput = {}): string | undefined {
+export function cacheDirectory({
+  env = process.env,
+  platform = process.platform,
+  home = safeHome(),
+}: CacheDirInput = {}): string | undefined {
   const { isAbsolute, join } = platform === "win32" ? win32 : posix;
   // The XDG spec: a relative path is invalid and is ignored.
   const xdg = env.XDG_CACHE_HOME;
@@ -36,7 +40,8 @@ export function prepareCacheDirectory(dir: string): string | undefined {
     // Ownership and modes mean nothing the same way on Windows.
     if (process.platform === "win32") return undefined;
     if (process.getuid && stat.uid !== process.getuid()) return `${dir} belongs to another user`;
-    if ((stat.mode & 0o022) !== 0) return `${dir} may be written by other users (mode ${(stat.mode & 0o777).toString(8)})`;
+    if ((stat.mode & 0o022) !== 0)
+      return `${dir} may be written by other users (mode ${(stat.mode & 0o777).toString(8)})`;
     return undefined;
   } catch (error) {
     return `${dir}: ${(error as Error).message}`;

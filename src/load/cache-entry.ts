@@ -41,17 +41,33 @@ export function entryHead(digest: string): string {
  * The rest of the entry, in pieces to be written one after another as they come: neither the catalog's JSON nor the
  * entry is ever one string (Microsoft Graph's catalog is 76 MB of JSON).
  */
-export function* entryBody({ header, catalog, listing = [] }: { header: EntryHeader; catalog: Catalog; listing?: readonly string[] }): Generator<string> {
+export function* entryBody({
+  header,
+  catalog,
+  listing = [],
+}: {
+  header: EntryHeader;
+  catalog: Catalog;
+  listing?: readonly string[];
+}): Generator<string> {
   yield `${JSON.stringify({ ...header, listing: listing.length > 0 })}\n`;
   // Each in its place, so the catalog completed has its keys in the order the builder gave them.
   const light = {
     ...catalog,
     definitions: {},
-    tools: catalog.tools.map((tool) => ({ ...tool, description: "", inputSchema: { type: "object" }, ...(tool.outputSchema ? { outputSchema: { type: "object" } } : {}) })),
+    tools: catalog.tools.map((tool) => ({
+      ...tool,
+      description: "",
+      inputSchema: { type: "object" },
+      ...(tool.outputSchema ? { outputSchema: { type: "object" } } : {}),
+    })),
   };
   yield* jsonPieces(light);
   yield "\n";
-  yield* jsonPieces({ definitions: catalog.definitions, tools: catalog.tools.map((tool) => [tool.description, tool.inputSchema, tool.outputSchema ?? null]) });
+  yield* jsonPieces({
+    definitions: catalog.definitions,
+    tools: catalog.tools.map((tool) => [tool.description, tool.inputSchema, tool.outputSchema ?? null]),
+  });
   for (const line of listing) yield `\n${line}`;
 }
 
@@ -90,7 +106,8 @@ export function decodeEntry({ bytes, key }: { bytes: Buffer; key: string }): Ent
   if (!first || !headerLine || !catalogLine || !schemasLine) return { problem: "cut short" };
   const magic = first.toString("latin1");
   if (!magic.startsWith(`${MAGIC} `)) return { problem: "not an entry of this format" };
-  if (magic.slice(MAGIC.length + 1) !== digestOf(bytes.subarray(first.length + 1))) return { problem: "its digest does not match: cut or altered" };
+  if (magic.slice(MAGIC.length + 1) !== digestOf(bytes.subarray(first.length + 1)))
+    return { problem: "its digest does not match: cut or altered" };
   const header = parse(headerLine);
   if (!isHeader(header)) return { problem: "its header is not valid" };
   if (header.key !== key) return { problem: "it is for another key" };
@@ -98,12 +115,22 @@ export function decodeEntry({ bytes, key }: { bytes: Buffer; key: string }): Ent
   const wrong = catalogProblem(catalog);
   if (wrong) return { problem: `its catalog is not valid: ${wrong}` };
   const { tools } = catalog as Catalog;
-  const entry: Entry = { header: { key, reads: header.reads, env: header.env }, catalog: catalog as Catalog, complete: completion({ catalog: catalog as Catalog, line: schemasLine }) };
+  const entry: Entry = {
+    header: { key, reads: header.reads, env: header.env },
+    catalog: catalog as Catalog,
+    complete: completion({ catalog: catalog as Catalog, line: schemasLine }),
+  };
   if (!header.listing) return listing.length === 0 ? entry : { problem: "lines after the catalog" };
   if (listing.length !== tools.length) return { problem: "its listing does not match its tools" };
   // Each entry names its tool first (Listing.entry's order); the digest vouches for the rest.
   for (const [i, line] of listing.entries()) {
-    if (!line.subarray(0, 200).toString("utf8").startsWith(`{"name":${JSON.stringify(tools[i]!.name)},`)) return { problem: "its listing does not match its tools" };
+    if (
+      !line
+        .subarray(0, 200)
+        .toString("utf8")
+        .startsWith(`{"name":${JSON.stringify(tools[i]!.name)},`)
+    )
+      return { problem: "its listing does not match its tools" };
   }
   return { ...entry, listing };
 }
@@ -116,10 +143,18 @@ function completion({ catalog, line }: { catalog: Catalog; line: Buffer }): () =
       const value = parse(line);
       const problem = schemasProblem({ value, outputs: catalog.tools.map((tool) => tool.outputSchema !== undefined) });
       if (problem) return { problem: `its schemas are not valid: ${problem}` };
-      const { definitions, tools } = value as { definitions: Record<string, unknown>; tools: Array<[string, JsonSchema, JsonSchema | null]> };
+      const { definitions, tools } = value as {
+        definitions: Record<string, unknown>;
+        tools: Array<[string, JsonSchema, JsonSchema | null]>;
+      };
       // Defined, not assigned: a definition named __proto__ stays a definition.
       for (const [name, definition] of Object.entries(definitions)) {
-        Object.defineProperty(catalog.definitions, name, { value: definition, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(catalog.definitions, name, {
+          value: definition,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       for (const [i, tool] of catalog.tools.entries()) {
         const [description, input, output] = tools[i]!;
@@ -161,6 +196,8 @@ function isHeader(value: unknown): value is EntryHeader & { listing: boolean } {
     Array.isArray(v.reads) &&
     v.reads.every((r) => typeof r?.location === "string" && typeof r.digest === "string" && HEX.test(r.digest)) &&
     Array.isArray(v.env) &&
-    v.env.every((e) => typeof e?.name === "string" && (e.digest === null || (typeof e.digest === "string" && HEX.test(e.digest))))
+    v.env.every(
+      (e) => typeof e?.name === "string" && (e.digest === null || (typeof e.digest === "string" && HEX.test(e.digest))),
+    )
   );
 }

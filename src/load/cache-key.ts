@@ -43,9 +43,25 @@ export interface KeyedSource {
  * The entry's key, and the identity of what it is for (the same sources, as given, with the same options): an
  * entry replaces older ones of the same identity, so editing a document does not pile entries up.
  */
-export function cacheKey({ sources, options, code = codeFingerprint() }: { sources: KeyedSource[]; options: LoadOptions; code?: string }): { key: string; identity: string } {
-  const shaping = Object.fromEntries(Object.entries(options).filter(([name, value]) => SHAPING[name as keyof LoadOptions] === true && value !== undefined));
-  const what = { cwd: process.cwd(), sources: sources.map(({ given, location }) => ({ given, location })), options: shaping };
+export function cacheKey({
+  sources,
+  options,
+  code = codeFingerprint(),
+}: {
+  sources: KeyedSource[];
+  options: LoadOptions;
+  code?: string;
+}): { key: string; identity: string } {
+  const shaping = Object.fromEntries(
+    Object.entries(options).filter(
+      ([name, value]) => SHAPING[name as keyof LoadOptions] === true && value !== undefined,
+    ),
+  );
+  const what = {
+    cwd: process.cwd(),
+    sources: sources.map(({ given, location }) => ({ given, location })),
+    options: shaping,
+  };
   return {
     key: digestOf(stableJson({ ...what, code, digests: sources.map((s) => s.digest) })),
     identity: digestOf(stableJson(what)).slice(0, 16),
@@ -58,7 +74,11 @@ export function codeFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
   const root = new URL("../../", import.meta.url);
   const lines = [JSON.parse(readFileSync(new URL("package.json", root), "utf8")).version as string];
-  for (const dir of [new URL("../catalog/", import.meta.url), new URL("./", import.meta.url), new URL("schemas/", root)]) {
+  for (const dir of [
+    new URL("../catalog/", import.meta.url),
+    new URL("./", import.meta.url),
+    new URL("schemas/", root),
+  ]) {
     const path = fileURLToPath(dir);
     for (const name of (readdirSync(path, { recursive: true }) as string[]).sort()) {
       if (!/\.(js|ts|json)$/.test(name)) continue;
@@ -72,11 +92,16 @@ export function codeFingerprint(): string {
 
 /** JSON with every object's keys in order, so equal values give equal text. */
 export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : stableJson(item))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : stableJson(item))).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.keys(value)
       .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined && typeof (value as Record<string, unknown>)[key] !== "function")
+      .filter(
+        (key) =>
+          (value as Record<string, unknown>)[key] !== undefined &&
+          typeof (value as Record<string, unknown>)[key] !== "function",
+      )
       .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
     return `{${entries.join(",")}}`;
   }

@@ -46,7 +46,8 @@ export async function writeEntry({
     }
     await rename(temporary, file);
     for (const name of await readdir(dir)) {
-      if (name.startsWith(prefix) && name.endsWith(".catalog") && join(dir, name) !== file) await rm(join(dir, name), { force: true });
+      if (name.startsWith(prefix) && name.endsWith(".catalog") && join(dir, name) !== file)
+        await rm(join(dir, name), { force: true });
     }
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => {});
@@ -81,7 +82,15 @@ async function writeStreamed({ handle, body }: { handle: FileHandle; body: Itera
   await writeAll({ handle, bytes: Buffer.from(entryHead(hash.digest("hex"))), position: 0 });
 }
 
-async function writeAll({ handle, bytes, position }: { handle: FileHandle; bytes: Buffer; position: number }): Promise<number> {
+async function writeAll({
+  handle,
+  bytes,
+  position,
+}: {
+  handle: FileHandle;
+  bytes: Buffer;
+  position: number;
+}): Promise<number> {
   for (let done = 0; done < bytes.length; ) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
     if (bytesWritten === 0) throw new Error("nothing written");

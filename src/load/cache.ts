@@ -49,12 +49,21 @@ export interface CatalogLoad {
   keep(listing?: readonly string[]): Promise<void>;
 }
 
-export async function loadCatalogCached(sources: string | string[], options: LoadOptions & CacheOptions = {}): Promise<CatalogLoad> {
+export async function loadCatalogCached(
+  sources: string | string[],
+  options: LoadOptions & CacheOptions = {},
+): Promise<CatalogLoad> {
   const { cache, cacheDir, cacheLog, cacheWarn, deferSchemas, ...load } = options;
   const dir = cache === false ? undefined : (cacheDir ?? cacheDirectory());
   const given = typeof sources === "string" ? [sources] : sources;
   const read = dir ? await readSources(given, load) : undefined;
-  if (!dir || !read) return { catalog: await (await import("./index.js")).loadCatalog(sources, load), fromCache: false, complete: () => {}, keep: async () => {} };
+  if (!dir || !read)
+    return {
+      catalog: await (await import("./index.js")).loadCatalog(sources, load),
+      fromCache: false,
+      complete: () => {},
+      keep: async () => {},
+    };
   const env = load.env ?? process.env;
   // What --auth checks in the environment, checked on every start as an uncached load would.
   if (load.upstreamAuth) new (await import("./auth-sources.js")).GivenAuth({ env, options: load.upstreamAuth });
@@ -67,7 +76,14 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
     found = undefined;
   }
   const write = (header: EntryHeader, catalog: Catalog, listing?: readonly string[]): Promise<void> =>
-    writeEntry({ dir, file, prefix: `${identity}.`, body: entryBody({ header, catalog, ...(listing ? { listing } : {}) }), log: cacheLog, warn: cacheWarn });
+    writeEntry({
+      dir,
+      file,
+      prefix: `${identity}.`,
+      body: entryBody({ header, catalog, ...(listing ? { listing } : {}) }),
+      log: cacheLog,
+      warn: cacheWarn,
+    });
   if (found) {
     cacheLog?.(`catalog cache: using ${file}`);
     const { header, catalog, listing } = found;
@@ -75,7 +91,10 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
       const wrong = found?.complete();
       if (!wrong) return;
       rmSync(file, { force: true });
-      throw new UserError({ code: "E_CACHE", message: `the catalog cache entry ${file} cannot be used: ${wrong}; it is removed, start again (or use --no-cache)` });
+      throw new UserError({
+        code: "E_CACHE",
+        message: `the catalog cache entry ${file} cannot be used: ${wrong}; it is removed, start again (or use --no-cache)`,
+      });
     };
     return {
       catalog,
@@ -91,14 +110,22 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
   }
   const log: ReadLog = { given: read.given, read: [] };
   const recorder = recordingEnv(env);
-  const catalog = await recordReads(log, async () => (await import("./index.js")).loadCatalog(sources, { ...load, env: recorder.env }));
-  const why = log.read.some((r) => r.remote) ? "it read URLs besides its sources" : recorder.enumerated ? "it looked through the whole environment" : undefined;
+  const catalog = await recordReads(log, async () =>
+    (await import("./index.js")).loadCatalog(sources, { ...load, env: recorder.env }),
+  );
+  const why = log.read.some((r) => r.remote)
+    ? "it read URLs besides its sources"
+    : recorder.enumerated
+      ? "it looked through the whole environment"
+      : undefined;
   // Credential variables are never read for their values at load (--auth only checks they are set, above).
   const credentialVars = new Set(JSON.stringify(catalog.credentials).match(/(?<="env":")[^"]+/g) ?? []);
   const header: EntryHeader = {
     key,
     reads: log.read.map(({ location, digest }) => ({ location, digest })),
-    env: [...recorder.read].filter(([name]) => !credentialVars.has(name)).map(([name, value]) => ({ name, digest: value === undefined ? null : digestOf(value) })),
+    env: [...recorder.read]
+      .filter(([name]) => !credentialVars.has(name))
+      .map(([name, value]) => ({ name, digest: value === undefined ? null : digestOf(value) })),
   };
   let kept = false;
   return {
@@ -118,13 +145,18 @@ export async function loadCatalogCached(sources: string | string[], options: Loa
 }
 
 /** Each source's bytes, read as the loader reads them; undefined when one cannot be (the loader says why). */
-async function readSources(given: string[], options: LoadOptions): Promise<{ keyed: KeyedSource[]; given: Map<string, SourceText> } | undefined> {
+async function readSources(
+  given: string[],
+  options: LoadOptions,
+): Promise<{ keyed: KeyedSource[]; given: Map<string, SourceText> } | undefined> {
   const keyed: KeyedSource[] = [];
   const texts = new Map<string, SourceText>();
   for (const source of given) {
     // A file is read at once (readFileSync): the loader's chunked asynchronous read of GitHub's 13 MB costs a start
     // ~10 ms of waiting. One that cannot be read is left to the loader, which says why.
-    const text = isUrl(source) ? await readSource(source, options.allowInsecureHttp ? { allowInsecureHttp: true } : {}).catch(() => undefined) : readLocalSync(source);
+    const text = isUrl(source)
+      ? await readSource(source, options.allowInsecureHttp ? { allowInsecureHttp: true } : {}).catch(() => undefined)
+      : readLocalSync(source);
     if (!text) return undefined;
     // Where the loader looks for it (reads.ts): the URL as given, or the file's absolute path.
     const location = isUrl(source) ? source : text.location;
@@ -143,7 +175,17 @@ function readLocalSync(source: string): SourceText | undefined {
   }
 }
 
-async function lookUp({ file, key, env, log }: { file: string; key: string; env: Environment; log?: ((line: string) => void) | undefined }): Promise<Entry | undefined> {
+async function lookUp({
+  file,
+  key,
+  env,
+  log,
+}: {
+  file: string;
+  key: string;
+  env: Environment;
+  log?: ((line: string) => void) | undefined;
+}): Promise<Entry | undefined> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -176,7 +218,11 @@ function readDigest(location: string): string | undefined {
 }
 
 /** The environment, noting each variable read and whether it was looked through as a whole. */
-function recordingEnv(env: Environment): { env: Environment; read: Map<string, string | undefined>; enumerated: boolean } {
+function recordingEnv(env: Environment): {
+  env: Environment;
+  read: Map<string, string | undefined>;
+  enumerated: boolean;
+} {
   const record = { read: new Map<string, string | undefined>(), enumerated: false };
   const proxy = new Proxy(env, {
     get(target, name) {

@@ -25,7 +25,11 @@ const recordOf =
     isObject(v) && Object.values(v).every(item);
 /** An object with these fields (`?` after a name: optional). */
 const shape = (fields: Record<string, Check>): Check => {
-  const list = Object.entries(fields).map(([name, check]) => ({ name: name.replace(/\?$/, ""), optional: name.endsWith("?"), check }));
+  const list = Object.entries(fields).map(([name, check]) => ({
+    name: name.replace(/\?$/, ""),
+    optional: name.endsWith("?"),
+    check,
+  }));
   return (v) => {
     if (!isObject(v)) return false;
     for (const { name, optional, check } of list) {
@@ -50,12 +54,23 @@ const binding = shape({
   shape: oneOf("primitive", "array", "object"),
   "contentType?": string,
 });
-const encoding = shape({ "contentType?": string, "style?": oneOf(...STYLES), "explode?": boolean, "allowReserved?": boolean, "file?": boolean });
+const encoding = shape({
+  "contentType?": string,
+  "style?": oneOf(...STYLES),
+  "explode?": boolean,
+  "allowReserved?": boolean,
+  "file?": boolean,
+});
 const operation = shape({
   method: oneOf(...HTTP_METHODS),
   serverUrl: string,
   path: string,
-  parameters: shape({ path: arrayOf(binding), query: arrayOf(binding), header: arrayOf(binding), cookie: arrayOf(binding) }),
+  parameters: shape({
+    path: arrayOf(binding),
+    query: arrayOf(binding),
+    header: arrayOf(binding),
+    cookie: arrayOf(binding),
+  }),
   "body?": shape({
     mediaType: string,
     kind: oneOf("json", "form", "multipart", "text", "binary"),
@@ -77,7 +92,13 @@ const tool = shape({
   inputSchema: objectSchema,
   "outputSchema?": objectSchema,
   "outputWrapped?": boolean,
-  annotations: shape({ title: string, readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean, openWorldHint: boolean }),
+  annotations: shape({
+    title: string,
+    readOnlyHint: boolean,
+    destructiveHint: boolean,
+    idempotentHint: boolean,
+    openWorldHint: boolean,
+  }),
   effect: oneOf("read", "write", "destructive"),
   "approval?": boolean,
   operation,
@@ -92,10 +113,37 @@ const CREDENTIAL_FIELDS: Record<string, Record<string, Check>> = {
   oauth2: { tokenUrl: string, scopes: arrayOf(string), clientId: valueSource, clientSecret: valueSource },
   unsupported: { reason: string },
 };
-const credential: Check = (v) => isObject(v) && typeof v.type === "string" && Object.hasOwn(CREDENTIAL_FIELDS, v.type) && shape({ name: string, "description?": string, ...CREDENTIAL_FIELDS[v.type] })(v);
-const source = shape({ id: string, kind: oneOf("openapi", "actions"), format: string, title: string, version: string, location: string, "rateLimit?": rateLimit });
-const diagnostic = shape({ severity: oneOf("error", "warning"), code: string, message: string, "file?": string, "pointer?": string, "line?": positive, "column?": positive, "tool?": string });
-const catalog = shape({ tools: arrayOf(tool), definitions: recordOf(schema), credentials: recordOf(credential), sources: arrayOf(source), diagnostics: arrayOf(diagnostic) });
+const credential: Check = (v) =>
+  isObject(v) &&
+  typeof v.type === "string" &&
+  Object.hasOwn(CREDENTIAL_FIELDS, v.type) &&
+  shape({ name: string, "description?": string, ...CREDENTIAL_FIELDS[v.type] })(v);
+const source = shape({
+  id: string,
+  kind: oneOf("openapi", "actions"),
+  format: string,
+  title: string,
+  version: string,
+  location: string,
+  "rateLimit?": rateLimit,
+});
+const diagnostic = shape({
+  severity: oneOf("error", "warning"),
+  code: string,
+  message: string,
+  "file?": string,
+  "pointer?": string,
+  "line?": positive,
+  "column?": positive,
+  "tool?": string,
+});
+const catalog = shape({
+  tools: arrayOf(tool),
+  definitions: recordOf(schema),
+  credentials: recordOf(credential),
+  sources: arrayOf(source),
+  diagnostics: arrayOf(diagnostic),
+});
 
 /** Deeper than any catalog the builder makes: sources nest at most 128 levels (catalog/depth.ts), tools a few more. */
 const MAX_CATALOG_DEPTH = 256;
@@ -103,7 +151,10 @@ const MAX_CATALOG_DEPTH = 256;
 /** What is wrong with a value read as a catalog, or undefined when it has a catalog's shape. */
 export function catalogProblem(value: unknown): string | undefined {
   if (!catalog(value)) return "not a catalog";
-  const { tools, credentials } = value as { tools: Array<{ name: string; operation: { security: Array<{ schemes: Array<{ id: string }> }> } }>; credentials: object };
+  const { tools, credentials } = value as {
+    tools: Array<{ name: string; operation: { security: Array<{ schemes: Array<{ id: string }> }> } }>;
+    credentials: object;
+  };
   const names = new Set<string>();
   for (const { name, operation: op } of tools) {
     if (names.has(name)) return `tool name ${name} twice`;
@@ -122,7 +173,13 @@ const heavy = shape({ definitions: recordOf(schema), tools: arrayOf((v) => Array
  * of their own, read after the first answers), or undefined when they fit its tools: for each, a description, an
  * input schema and an output schema exactly where the tool has one.
  */
-export function schemasProblem({ value, outputs }: { value: unknown; outputs: readonly boolean[] }): string | undefined {
+export function schemasProblem({
+  value,
+  outputs,
+}: {
+  value: unknown;
+  outputs: readonly boolean[];
+}): string | undefined {
   if (!heavy(value)) return "not the catalog's schemas";
   const { tools } = value as { tools: Array<[unknown, unknown, unknown]> };
   if (tools.length !== outputs.length) return "not one set of schemas a tool";

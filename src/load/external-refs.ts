@@ -21,10 +21,20 @@ export interface RefPolicy {
   allowInsecureHttp: boolean;
 }
 
-export function refPolicy({ source, allowRefs = [], allowInsecureHttp = false }: { source: SourceOrigin; allowRefs?: string[]; allowInsecureHttp?: boolean }): RefPolicy {
+export function refPolicy({
+  source,
+  allowRefs = [],
+  allowInsecureHttp = false,
+}: {
+  source: SourceOrigin;
+  allowRefs?: string[];
+  allowInsecureHttp?: boolean;
+}): RefPolicy {
   const urlPrefixes = allowRefs.filter((entry) => isUrl(entry));
   // A spec fetched from a URL never reads local files, whatever else is allowed.
-  const directories = source.remote ? [] : [dirname(source.location), ...allowRefs.filter((entry) => !isUrl(entry)).map((dir) => resolvePath(dir))];
+  const directories = source.remote
+    ? []
+    : [dirname(source.location), ...allowRefs.filter((entry) => !isUrl(entry)).map((dir) => resolvePath(dir))];
   return { directories, urlPrefixes, allowInsecureHttp };
 }
 
@@ -39,7 +49,15 @@ export function mayHaveExternalRefs(bytes: Buffer): boolean {
   return false;
 }
 
-export async function bundleExternalRefs({ value, source, policy }: { value: unknown; source: SourceOrigin; policy: RefPolicy }): Promise<unknown> {
+export async function bundleExternalRefs({
+  value,
+  source,
+  policy,
+}: {
+  value: unknown;
+  source: SourceOrigin;
+  policy: RefPolicy;
+}): Promise<unknown> {
   if (!source.mayHaveExternalRefs) return value;
   const external = findExternalRefs(value);
   if (external.length === 0) return value;
@@ -59,25 +77,41 @@ export async function bundleExternalRefs({ value, source, policy }: { value: unk
   const { default: $RefParser } = await import("@apidevtools/json-schema-ref-parser");
   let bundled: unknown;
   try {
-    bundled = await $RefParser.bundle(source.location, value as never, {
-      resolve: {
-        file: false,
-        http: false,
-        guarded: { order: 1, canRead: true, read: (file: { url: string }) => readGuarded(file.url, policy) },
-      },
-      parse: {
-        json: false,
-        yaml: false,
-        text: false,
-        binary: false,
-        document: { order: 1, canParse: true, parse: (file: { url: string; data: Buffer | string }) => parseText({ text: file.data.toString(), file: file.url }) },
-      },
-    } as never);
+    bundled = await $RefParser.bundle(
+      source.location,
+      value as never,
+      {
+        resolve: {
+          file: false,
+          http: false,
+          guarded: { order: 1, canRead: true, read: (file: { url: string }) => readGuarded(file.url, policy) },
+        },
+        parse: {
+          json: false,
+          yaml: false,
+          text: false,
+          binary: false,
+          document: {
+            order: 1,
+            canParse: true,
+            parse: (file: { url: string; data: Buffer | string }) =>
+              parseText({ text: file.data.toString(), file: file.url }),
+          },
+        },
+      } as never,
+    );
   } catch (error) {
     if (error instanceof UserError) throw error;
     // The bundler recurses through each file and each reference it follows.
-    if (error instanceof RangeError) throw new UserError({ code: "E_TOO_DEEP", message: `${source.display}: its external $refs nest too deeply to be bundled` });
-    throw new UserError({ code: "E_REF", message: `${source.display}: an external $ref could not be resolved: ${messageOf(error)}` });
+    if (error instanceof RangeError)
+      throw new UserError({
+        code: "E_TOO_DEEP",
+        message: `${source.display}: its external $refs nest too deeply to be bundled`,
+      });
+    throw new UserError({
+      code: "E_REF",
+      message: `${source.display}: an external $ref could not be resolved: ${messageOf(error)}`,
+    });
   }
   // Each file was within the depth limit; one inlined into another may not be.
   refuseTooDeep({ value: bundled, file: source.display });
@@ -93,7 +127,8 @@ function findExternalRefs(root: unknown): Array<{ ref: string; pointer: string }
       for (const [i, item] of value.entries()) stack.push({ value: item, pointer: joinPointer(pointer, i) });
     } else if (isObject(value)) {
       if (typeof value.$ref === "string" && !value.$ref.startsWith("#")) found.push({ ref: value.$ref, pointer });
-      for (const [key, item] of Object.entries(value)) if (item !== null && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });
+      for (const [key, item] of Object.entries(value))
+        if (item !== null && typeof item === "object") stack.push({ value: item, pointer: joinPointer(pointer, key) });
     }
   }
   return found.sort((a, b) => (a.pointer < b.pointer ? -1 : 1));
@@ -112,7 +147,8 @@ function checkTarget(target: string, policy: RefPolicy): string | undefined {
     const url = new URL(target);
     if (url.protocol === "file:") return "is a file: URL; files are read only as relative paths";
     if (!isAllowedScheme(url, policy.allowInsecureHttp)) return "is not https";
-    if (!policy.urlPrefixes.some((prefix) => target.startsWith(prefix))) return "is a URL; URLs are fetched only under prefixes given with --allow-ref";
+    if (!policy.urlPrefixes.some((prefix) => target.startsWith(prefix)))
+      return "is a URL; URLs are fetched only under prefixes given with --allow-ref";
     return undefined;
   }
   if (policy.directories.length === 0) return "is a local file, and a spec fetched from a URL never reads local files";
@@ -138,7 +174,8 @@ function checkTarget(target: string, policy: RefPolicy): string | undefined {
 async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
   const problem = checkTarget(target, policy);
   if (problem) throw new UserError({ code: "E_REF_NOT_ALLOWED", message: `$ref to '${target}' ${problem}` });
-  if (isUrl(target)) return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).bytes.toString("utf8");
+  if (isUrl(target))
+    return (await readSource(target, { allowInsecureHttp: policy.allowInsecureHttp })).bytes.toString("utf8");
   const bytes = await readFile(target);
   noteRead({ location: target, remote: false, bytes });
   return bytes.toString("utf8");

@@ -35,7 +35,8 @@ export function documentText(source: DocumentSource): SourceText {
   } catch (error) {
     throw new UserError({ code: "E_SOURCE", message: `${display}: cannot be read as JSON: ${messageOf(error)}` });
   }
-  if (text === undefined) throw new UserError({ code: "E_SOURCE", message: `${display}: is not a document (got ${typeof source.document})` });
+  if (text === undefined)
+    throw new UserError({ code: "E_SOURCE", message: `${display}: is not a document (got ${typeof source.document})` });
   // The location only places relative references; nothing is read from it.
   const location = resolvePath(source.baseDir ?? process.cwd(), `${display.replace(/[\\/]/g, "_")}.json`);
   return { bytes: Buffer.from(text, "utf8"), location, remote: false, display };

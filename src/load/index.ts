@@ -21,7 +21,10 @@ export { detectKind } from "./sources.js";
  * Loads one source, or several: each of several is served under a namespace named after its file
  * (`cars.openapi.yaml` → `cars__…`), as a manifest would list them.
  */
-export async function loadCatalog(source: CatalogSource | CatalogSource[], options: LoadOptions = {}): Promise<Catalog> {
+export async function loadCatalog(
+  source: CatalogSource | CatalogSource[],
+  options: LoadOptions = {},
+): Promise<Catalog> {
   const sources = Array.isArray(source) ? source : [source];
   const filters = parseFilters({ ...options, place: "command line" });
   const builder = new CatalogBuilder(filters);
@@ -30,23 +33,39 @@ export async function loadCatalog(source: CatalogSource | CatalogSource[], optio
     if (place) builder.remember({ include: [], exclude: [], [which]: filters[which] }, place);
   }
   if (sources.length > 1 && options.baseUrl) {
-    throw new UserError({ code: "E_OPTION", message: "--base-url applies to one source; for several, use a manifest with baseUrl per source" });
+    throw new UserError({
+      code: "E_OPTION",
+      message: "--base-url applies to one source; for several, use a manifest with baseUrl per source",
+    });
   }
   const ids = namespaces(sources.map(sourceName));
   const auth = givenAuth(options);
   if (sources.length > 1) auth.check(ids);
-  const serverVariables = { values: givenServerVariables({ values: options.serverVariables, places: options.serverVariablePlaces }), used: new Set<string>() };
+  const serverVariables = {
+    values: givenServerVariables({ values: options.serverVariables, places: options.serverVariablePlaces }),
+    used: new Set<string>(),
+  };
   for (const [i, location] of sources.entries()) {
     const document = await readDocument({ location, display: sourceName(location), options });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     if (document.kind === "manifest") {
-      if (sources.length > 1) throw new UserError({ code: "E_OPTION", message: `${sourceName(location)}: a manifest is served on its own, not beside other sources` });
+      if (sources.length > 1)
+        throw new UserError({
+          code: "E_OPTION",
+          message: `${sourceName(location)}: a manifest is served on its own, not beside other sources`,
+        });
       await addManifest({ builder, manifest: document, options, auth, serverVariables });
     } else {
       if (sources.length === 1) auth.check(ids);
       const baseUrl = options.baseUrl ? { baseUrl: options.baseUrl.replace(/\/+$/, "") } : {};
       const entries = auth.forSource(ids[i]!);
-      await addSource({ builder, document, options, settings: { id: ids[i]!, ...baseUrl, ...(entries ? { auth: entries } : {}) }, serverVariables });
+      await addSource({
+        builder,
+        document,
+        options,
+        settings: { id: ids[i]!, ...baseUrl, ...(entries ? { auth: entries } : {}) },
+        serverVariables,
+      });
     }
   }
   builder.diagnostics.push(...unusedServerVariables({ input: serverVariables }));
@@ -66,7 +85,10 @@ function namespaces(sources: string[]): string[] {
   if (sources.length === 1) return [""];
   const taken = new Set<string>();
   return sources.map((source) => {
-    const base = (basename(source.replace(/[?#].*$/, "")).split(".")[0] ?? "").replace(/[^A-Za-z0-9-]+/g, "_").replace(/^_+|_+$/g, "") || "source";
+    const base =
+      (basename(source.replace(/[?#].*$/, "")).split(".")[0] ?? "")
+        .replace(/[^A-Za-z0-9-]+/g, "_")
+        .replace(/^_+|_+$/g, "") || "source";
     let id = base;
     for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
     taken.add(id);

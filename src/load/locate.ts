@@ -17,7 +17,13 @@ interface Trie {
   pointers: string[];
 }
 
-export function locatePointers({ text, pointers }: { text: string; pointers: Iterable<string> }): Map<string, Position> {
+export function locatePointers({
+  text,
+  pointers,
+}: {
+  text: string;
+  pointers: Iterable<string>;
+}): Map<string, Position> {
   const wanted = [...new Set(pointers)];
   if (wanted.length === 0) return new Map();
   try {

@@ -52,12 +52,23 @@ export async function addManifest({
   listed.forEach((entry, i) => {
     if (!isObject(entry) || typeof entry.id !== "string") return;
     const first = ids.get(entry.id.toLowerCase());
-    if (first !== undefined) problems.push(problemLine({ parsed, file, pointer: `/sources/${i}/id`, message: `id '${entry.id}' is already used by #/sources/${first}` }));
+    if (first !== undefined)
+      problems.push(
+        problemLine({
+          parsed,
+          file,
+          pointer: `/sources/${i}/id`,
+          message: `id '${entry.id}' is already used by #/sources/${first}`,
+        }),
+      );
     else ids.set(entry.id.toLowerCase(), i);
   });
   refuse({ problems, file, what: "manifest" });
   if (options.baseUrl) {
-    throw new UserError({ code: "E_OPTION", message: `${file}: --base-url does not apply to a manifest; set baseUrl on each source instead` });
+    throw new UserError({
+      code: "E_OPTION",
+      message: `${file}: --base-url does not apply to a manifest; set baseUrl on each source instead`,
+    });
   }
   const entries = listed as ManifestEntry[];
   auth.check(entries.map((entry) => entry.id));
@@ -65,17 +76,37 @@ export async function addManifest({
   for (const [i, entry] of entries.entries()) {
     const place = `${file}#/sources/${i}`;
     // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
-    const location = origin.remote ? new URL(entry.source, origin.location).href : isUrl(entry.source) ? entry.source : resolve(dirname(origin.location), entry.source);
-    const document = await readDocument({ location, display: isUrl(location) ? location : relative(process.cwd(), location), options }).catch((error: unknown) => {
+    const location = origin.remote
+      ? new URL(entry.source, origin.location).href
+      : isUrl(entry.source)
+        ? entry.source
+        : resolve(dirname(origin.location), entry.source);
+    const document = await readDocument({
+      location,
+      display: isUrl(location) ? location : relative(process.cwd(), location),
+      options,
+    }).catch((error: unknown) => {
       // Trace a source that cannot be read or parsed back to the manifest entry naming it.
-      if (error instanceof UserError) throw new UserError({ code: error.code, message: `${place}/source: ${error.message}` });
+      if (error instanceof UserError)
+        throw new UserError({ code: error.code, message: `${place}/source: ${error.message}` });
       throw error;
     });
-    if (document.kind === "manifest") throw new UserError({ code: "E_INVALID_MANIFEST", message: `${place}/source: ${document.origin.display} is itself a manifest; manifests do not nest` });
+    if (document.kind === "manifest")
+      throw new UserError({
+        code: "E_INVALID_MANIFEST",
+        message: `${place}/source: ${document.origin.display} is itself a manifest; manifests do not nest`,
+      });
     if (document.kind === undefined) throw unknownKind(document.origin.display);
     const filters = parseFilters({ include: entry.include ?? [], exclude: entry.exclude ?? [], place });
     builder.remember(filters, `source '${entry.id}'`);
-    const own = { values: withSourceValues({ run: serverVariables.values, own: entry.serverVariables, place: `${place}/serverVariables` }), used: new Set<string>() };
+    const own = {
+      values: withSourceValues({
+        run: serverVariables.values,
+        own: entry.serverVariables,
+        place: `${place}/serverVariables`,
+      }),
+      used: new Set<string>(),
+    };
     await addSource({
       builder,
       document,
@@ -84,18 +115,36 @@ export async function addManifest({
       settings: {
         id: entry.id,
         filters,
-        ...(entry.baseUrl ? { baseUrl: expandVariables({ text: entry.baseUrl, env, place: `${place}/baseUrl` }).replace(/\/+$/, "") } : {}),
+        ...(entry.baseUrl
+          ? { baseUrl: expandVariables({ text: entry.baseUrl, env, place: `${place}/baseUrl` }).replace(/\/+$/, "") }
+          : {}),
         ...authOf({ auth, id: entry.id, given: entry.auth, place: { file, pointer: `/sources/${i}/auth` } }),
         ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
       },
     });
     for (const name of own.used) serverVariables.used.add(name);
-    builder.diagnostics.push(...unusedServerVariables({ input: own, only: (name) => !serverVariables.values.has(name), file: document.origin.display }));
+    builder.diagnostics.push(
+      ...unusedServerVariables({
+        input: own,
+        only: (name) => !serverVariables.values.has(name),
+        file: document.origin.display,
+      }),
+    );
   }
 }
 
 /** The source's auth entries: the manifest's, with what settings and the command line give. */
-function authOf({ auth, id, given, place }: { auth: GivenAuth; id: string; given?: Record<string, unknown>; place: { file: string; pointer: string } }): Pick<SourceSettings, "auth" | "authPlace"> {
+function authOf({
+  auth,
+  id,
+  given,
+  place,
+}: {
+  auth: GivenAuth;
+  id: string;
+  given?: Record<string, unknown>;
+  place: { file: string; pointer: string };
+}): Pick<SourceSettings, "auth" | "authPlace"> {
   const entries = auth.forSource(id, given ? authEntries(given, place) : undefined);
   return entries ? { auth: entries, authPlace: place } : {};
 }

@@ -38,7 +38,17 @@ export function parseBytes({ bytes, file }: { bytes: Buffer; file: string }): { 
   return { value: parseJsonOrYaml({ file, json, text, jsonText: json ? () => asciiJson(body) : undefined }), text };
 }
 
-function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; json: boolean; text: () => string; jsonText?: (() => string) | undefined }): unknown {
+function parseJsonOrYaml({
+  file,
+  json,
+  text,
+  jsonText = text,
+}: {
+  file: string;
+  json: boolean;
+  text: () => string;
+  jsonText?: (() => string) | undefined;
+}): unknown {
   let value: unknown;
   if (json) {
     try {
@@ -59,12 +69,15 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
       value = yaml().parse(text(), YAML_OPTIONS);
     } catch (error) {
       // The YAML parser recurses per level: too deep a text runs it out of stack before any depth check can run.
-      const deep = isStackOverflow(error) ? yamlTooDeep({ yaml: yaml(), text: text(), maxDepth: MAX_DOCUMENT_DEPTH }) : undefined;
+      const deep = isStackOverflow(error)
+        ? yamlTooDeep({ yaml: yaml(), text: text(), maxDepth: MAX_DOCUMENT_DEPTH })
+        : undefined;
       if (deep) throw tooDeepError({ file, ...deep });
       throw new UserError({ code: "E_PARSE", message: `${file}: not valid YAML: ${yamlMessage(error)}` });
     }
   }
-  if (value === undefined || value === null) throw new UserError({ code: "E_PARSE", message: `${file}: the file is empty` });
+  if (value === undefined || value === null)
+    throw new UserError({ code: "E_PARSE", message: `${file}: the file is empty` });
   refuseTooDeep({ value, file, text: json ? undefined : text });
   return value;
 }
@@ -73,14 +86,32 @@ function parseJsonOrYaml({ file, json, text, jsonText = text }: { file: string; 
  * Refuses a value nested deeper than MAX_DOCUMENT_DEPTH, before any of the walkers that recurse (schema
  * conversion, listing, validation, code generation) can overflow the call stack on it.
  */
-export function refuseTooDeep({ value, file, text }: { value: unknown; file: string; text?: (() => string) | undefined }): void {
+export function refuseTooDeep({
+  value,
+  file,
+  text,
+}: {
+  value: unknown;
+  file: string;
+  text?: (() => string) | undefined;
+}): void {
   const pointer = tooDeep(value, MAX_DOCUMENT_DEPTH);
   if (pointer === undefined) return;
   const place = text ? locatePointers({ text: text(), pointers: [pointer] }).get(pointer) : undefined;
   throw tooDeepError({ file, pointer, ...(place ? { line: place.line, col: place.column } : {}) });
 }
 
-function tooDeepError({ file, pointer, line, col }: { file: string; pointer: string; line?: number; col?: number }): UserError {
+function tooDeepError({
+  file,
+  pointer,
+  line,
+  col,
+}: {
+  file: string;
+  pointer: string;
+  line?: number;
+  col?: number;
+}): UserError {
   return new UserError({
     code: "E_TOO_DEEP",
     message: `${file}${line ? `:${line}:${col}` : ""} #${shortPointer(pointer)}: nested more than ${MAX_DOCUMENT_DEPTH} levels deep, more than openapi-mcp reads (real APIs nest fewer than 40)`,

@@ -77,20 +77,28 @@ async function fetchSource(source: string, options: ReadOptions): Promise<Source
     }
     let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(url, { method: "GET", signal, headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" } });
+      response = await request(url, {
+        method: "GET",
+        signal,
+        headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5" },
+      });
     } catch (error) {
       throw new UserError({ code: "E_FETCH", message: `[GET] "${url.href}": ${messageOf(error)}` });
     }
     const { statusCode, headers, body } = response;
     if (statusCode >= 300 && statusCode < 400 && typeof headers.location === "string") {
       await body.dump();
-      if (hop >= MAX_REDIRECTS) throw new UserError({ code: "E_FETCH", message: `[GET] "${source}": more than ${MAX_REDIRECTS} redirects` });
+      if (hop >= MAX_REDIRECTS)
+        throw new UserError({ code: "E_FETCH", message: `[GET] "${source}": more than ${MAX_REDIRECTS} redirects` });
       url = new URL(headers.location, url);
       continue;
     }
     if (statusCode < 200 || statusCode >= 300) {
       await body.dump();
-      throw new UserError({ code: "E_FETCH", message: `[GET] "${url.href}": ${statusCode} ${STATUS_CODES[statusCode] ?? ""}`.trim() });
+      throw new UserError({
+        code: "E_FETCH",
+        message: `[GET] "${url.href}": ${statusCode} ${STATUS_CODES[statusCode] ?? ""}`.trim(),
+      });
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -98,7 +106,10 @@ async function fetchSource(source: string, options: ReadOptions): Promise<Source
       size += (chunk as Buffer).length;
       if (size > MAX_SOURCE_BYTES) {
         body.destroy();
-        throw new UserError({ code: "E_FETCH", message: `[GET] "${url.href}": larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MB` });
+        throw new UserError({
+          code: "E_FETCH",
+          message: `[GET] "${url.href}": larger than ${MAX_SOURCE_BYTES / 1024 / 1024} MB`,
+        });
       }
       chunks.push(chunk as Buffer);
     }

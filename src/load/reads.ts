@@ -25,7 +25,15 @@ export function readBefore(location: string): SourceText | undefined {
   return current.getStore()?.given.get(location);
 }
 
-export function noteRead({ location, remote, bytes }: { location: string; remote: boolean; bytes: Buffer | string }): void {
+export function noteRead({
+  location,
+  remote,
+  bytes,
+}: {
+  location: string;
+  remote: boolean;
+  bytes: Buffer | string;
+}): void {
   const log = current.getStore();
   if (log && !log.given.has(location)) log.read.push({ location, remote, digest: digestOf(bytes) });
 }

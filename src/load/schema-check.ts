@@ -16,7 +16,9 @@ function validator(schemaName: string): ValidateFunction {
   if (!validate) {
     // Loaded on first use: Ajv adds ~10 MB to a process that loads only OpenAPI documents.
     const { Ajv2020 } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
-    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${schemaName}.schema.json`, import.meta.url), "utf8"));
+    const schema = JSON.parse(
+      readFileSync(new URL(`../../schemas/${schemaName}.schema.json`, import.meta.url), "utf8"),
+    );
     validate = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
     compiled.set(schemaName, validate);
   }
@@ -24,14 +26,30 @@ function validator(schemaName: string): ValidateFunction {
 }
 
 /** Every way `parsed` breaks its schema, as `file:line:col #/pointer: message` lines; empty when valid. */
-export function schemaProblems({ schemaName, parsed, file }: { schemaName: "action-definition" | "manifest" | "settings"; parsed: Parsed; file: string }): string[] {
+export function schemaProblems({
+  schemaName,
+  parsed,
+  file,
+}: {
+  schemaName: "action-definition" | "manifest" | "settings";
+  parsed: Parsed;
+  file: string;
+}): string[] {
   const validate = validator(schemaName);
   if (validate(parsed.value)) return [];
   return problemLines({ parsed, file, problems: explainSchemaErrors(validate.errors ?? []) });
 }
 
 /** Problems as `file:line:col #/pointer: message` lines, located in one pass over the text. */
-export function problemLines({ parsed, file, problems }: { parsed: Parsed; file: string; problems: Array<{ pointer: string; message: string }> }): string[] {
+export function problemLines({
+  parsed,
+  file,
+  problems,
+}: {
+  parsed: Parsed;
+  file: string;
+  problems: Array<{ pointer: string; message: string }>;
+}): string[] {
   const places = locatePointers({ text: parsed.text, pointers: problems.map((p) => p.pointer) });
   return problems.map(({ pointer, message }) => {
     const place = places.get(pointer);
@@ -39,12 +57,25 @@ export function problemLines({ parsed, file, problems }: { parsed: Parsed; file:
   });
 }
 
-export function problemLine({ parsed, file, pointer, message }: { parsed: Parsed; file: string; pointer: string; message: string }): string {
+export function problemLine({
+  parsed,
+  file,
+  pointer,
+  message,
+}: {
+  parsed: Parsed;
+  file: string;
+  pointer: string;
+  message: string;
+}): string {
   return problemLines({ parsed, file, problems: [{ pointer, message }] })[0]!;
 }
 
 /** Throws one error listing every problem, if there are any. */
 export function refuse({ problems, file, what }: { problems: string[]; file: string; what: string }): void {
   if (problems.length === 0) return;
-  throw new UserError({ code: "E_INVALID_DEFINITION", message: `${file}: invalid ${what}:\n${problems.map((p) => `  ${p}`).join("\n")}` });
+  throw new UserError({
+    code: "E_INVALID_DEFINITION",
+    message: `${file}: invalid ${what}:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+  });
 }

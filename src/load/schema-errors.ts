@@ -19,7 +19,10 @@ const ALTERNATIVES = new Set(["oneOf", "anyOf"]);
  * `schema`: the root schema the errors come from, when Ajv ran with `verbose` (each error then carries the schema
  * object it failed in, which tells its branch); without it, branches are told by their schema paths.
  */
-export function explainSchemaErrors(errors: readonly ErrorObject[], { schema }: { schema?: unknown } = {}): SchemaProblem[] {
+export function explainSchemaErrors(
+  errors: readonly ErrorObject[],
+  { schema }: { schema?: unknown } = {},
+): SchemaProblem[] {
   const kept = withoutOtherKinds(errors, schema);
   const twins = twinIndex(kept);
   const problems: SchemaProblem[] = [];
@@ -70,13 +73,35 @@ function withoutOtherKinds(errors: readonly ErrorObject[], schema: unknown): Err
     for (const j of judged) if (j.notMeant) for (const e of j.list) if (!meant.has(e)) dropped.add(e);
     eitherField({ summary, meant: judged.filter((j) => !j.notMeant).map((j) => j.list), dropped, replaced });
   }
-  return errors.flatMap((e) => (replaced.has(e) ? [replaced.get(e)!] : dropped.has(e) || (e.keyword === "required" && e.params.missingProperty === "$ref") ? [] : [e]));
+  return errors.flatMap((e) =>
+    replaced.has(e)
+      ? [replaced.get(e)!]
+      : dropped.has(e) || (e.keyword === "required" && e.params.missingProperty === "$ref")
+        ? []
+        : [e],
+  );
 }
 
 /** Branches that each miss one field here (a 3.0 parameter's `schema` or `content`): one error naming them all. */
-function eitherField({ summary, meant, dropped, replaced }: { summary: ErrorObject; meant: ErrorObject[][]; dropped: Set<ErrorObject>; replaced: Map<ErrorObject, ErrorObject> }): void {
+function eitherField({
+  summary,
+  meant,
+  dropped,
+  replaced,
+}: {
+  summary: ErrorObject;
+  meant: ErrorObject[][];
+  dropped: Set<ErrorObject>;
+  replaced: Map<ErrorObject, ErrorObject>;
+}): void {
   const live = meant.map((list) => list.filter((e) => !dropped.has(e)));
-  if (live.length < 2 || !live.every((list) => list.length === 1 && list[0]!.keyword === "required" && list[0]!.instancePath === summary.instancePath)) return;
+  if (
+    live.length < 2 ||
+    !live.every(
+      (list) => list.length === 1 && list[0]!.keyword === "required" && list[0]!.instancePath === summary.instancePath,
+    )
+  )
+    return;
   const fields = [...new Set(live.map((list) => String(list[0]!.params.missingProperty)))];
   const [first, ...rest] = live.map((list) => list[0]!);
   replaced.set(first!, { ...first!, params: { missingProperty: fields.join("' or '") } });
@@ -86,11 +111,18 @@ function eitherField({ summary, meant, dropped, replaced }: { summary: ErrorObje
 /** Whether an error of a branch says the value is not that kind of thing at all. */
 function notMeant(e: ErrorObject, summary: ErrorObject): boolean {
   if (e.keyword === "const" || (e.keyword === "enum" && allowed(e).length === 1)) return true;
-  return e.instancePath === summary.instancePath && (e.keyword === "type" || (e.keyword === "required" && e.params.missingProperty === "$ref"));
+  return (
+    e.instancePath === summary.instancePath &&
+    (e.keyword === "type" || (e.keyword === "required" && e.params.missingProperty === "$ref"))
+  );
 }
 
 /** The errors of each branch of the alternative `summary` reports on, among `here`. */
-function branches(summary: ErrorObject, here: ErrorObject[], reach: Reach): { lists: ErrorObject[][]; complete: boolean } {
+function branches(
+  summary: ErrorObject,
+  here: ErrorObject[],
+  reach: Reach,
+): { lists: ErrorObject[][]; complete: boolean } {
   if (Array.isArray(summary.schema) && here.every((e) => e.parentSchema !== undefined)) {
     const lists = summary.schema.map((branch) => {
       const inside = reach.from(branch);
@@ -139,7 +171,9 @@ class PlaceIndex {
   private readonly sorted: ErrorObject[];
   private readonly paths: string[];
   constructor(errors: readonly ErrorObject[]) {
-    this.sorted = [...errors].sort((a, b) => (a.instancePath < b.instancePath ? -1 : a.instancePath > b.instancePath ? 1 : 0));
+    this.sorted = [...errors].sort((a, b) =>
+      a.instancePath < b.instancePath ? -1 : a.instancePath > b.instancePath ? 1 : 0,
+    );
     this.paths = this.sorted.map((e) => e.instancePath);
   }
 
@@ -193,9 +227,15 @@ function problemOf(error: ErrorObject): SchemaProblem | undefined {
     case "if":
       return undefined; // the branch's own errors say what is wrong
     case "additionalProperties":
-      return at(`unknown field '${params.additionalProperty}'`, joinPointer(instancePath, String(params.additionalProperty)));
+      return at(
+        `unknown field '${params.additionalProperty}'`,
+        joinPointer(instancePath, String(params.additionalProperty)),
+      );
     case "unevaluatedProperties":
-      return at(`unknown field '${params.unevaluatedProperty}'`, joinPointer(instancePath, String(params.unevaluatedProperty)));
+      return at(
+        `unknown field '${params.unevaluatedProperty}'`,
+        joinPointer(instancePath, String(params.unevaluatedProperty)),
+      );
     case "required":
       return at(`missing required field '${params.missingProperty}'`);
     case "enum":
@@ -203,7 +243,8 @@ function problemOf(error: ErrorObject): SchemaProblem | undefined {
     case "const":
       return at(`must be ${JSON.stringify(params.allowedValue)}`);
     case "pattern":
-      if (params.pattern === SECRET_PATTERN) return at("must be a ${VAR} reference to an environment variable: secrets are never written in the file");
+      if (params.pattern === SECRET_PATTERN)
+        return at("must be a ${VAR} reference to an environment variable: secrets are never written in the file");
       return at(`must match ${params.pattern}`);
     default:
       return at(error.message ?? "is not valid");

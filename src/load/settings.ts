@@ -10,7 +10,11 @@ import { refuse, schemaProblems } from "./schema-check.js";
 export async function readSettings(path: string): Promise<Settings> {
   const read = await readSource(path);
   const { value, text } = parseBytes({ bytes: read.bytes, file: read.display });
-  refuse({ problems: schemaProblems({ schemaName: "settings", parsed: { value, text: text() }, file: read.display }), file: read.display, what: "settings file" });
+  refuse({
+    problems: schemaProblems({ schemaName: "settings", parsed: { value, text: text() }, file: read.display }),
+    file: read.display,
+    what: "settings file",
+  });
   return { ...(value as Omit<Settings, "file">), file: read.display };
 }
 

@@ -82,16 +82,37 @@ export interface SourceDocument {
   text?: string;
 }
 
-export async function readDocument({ location, display, options }: { location: CatalogSource; display?: string; options: LoadOptions }): Promise<SourceDocument> {
-  const read = typeof location === "string" ? await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) }) : documentText(location);
+export async function readDocument({
+  location,
+  display,
+  options,
+}: {
+  location: CatalogSource;
+  display?: string;
+  options: LoadOptions;
+}): Promise<SourceDocument> {
+  const read =
+    typeof location === "string"
+      ? await readSource(location, { ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) })
+      : documentText(location);
   const file = display ?? read.display;
   const narrate = read.bytes.length >= NARRATED_BYTES ? options.progress : undefined;
   narrate?.(`${file}: ${(read.bytes.length / 2 ** 20).toFixed(1)} MB read, parsing…`);
   const { value, text } = parseBytes({ bytes: read.bytes, file });
   const kind = detectKind(value);
-  const origin: SourceOrigin = { location: read.location, remote: read.remote, display: file, ...(narrate ? { narrate } : {}) };
+  const origin: SourceOrigin = {
+    location: read.location,
+    remote: read.remote,
+    display: file,
+    ...(narrate ? { narrate } : {}),
+  };
   if (kind === "openapi") {
-    return { origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) }, value, kind, ...(options.checkConformance ? { text: text() } : {}) };
+    return {
+      origin: { ...origin, mayHaveExternalRefs: mayHaveExternalRefs(read.bytes) },
+      value,
+      kind,
+      ...(options.checkConformance ? { text: text() } : {}),
+    };
   }
   return { origin, value, kind, text: text() };
 }
@@ -110,7 +131,8 @@ export async function addSource({ builder, document, settings, options, serverVa
   const { origin } = document;
   const before = builder.diagnostics.length;
   await addParsedSource({ builder, document, settings, options, serverVariables });
-  if (options.checkConformance && document.text !== undefined) locateDiagnostics({ diagnostics: builder.diagnostics.slice(before), file: origin.display, text: document.text });
+  if (options.checkConformance && document.text !== undefined)
+    locateDiagnostics({ diagnostics: builder.diagnostics.slice(before), file: origin.display, text: document.text });
 }
 
 async function addParsedSource({ builder, document, settings, options, serverVariables }: SourceToAdd): Promise<void> {
@@ -118,11 +140,17 @@ async function addParsedSource({ builder, document, settings, options, serverVar
   if (kind === "openapi") {
     const api = await loadOpenApi({ value: value as Record<string, unknown>, origin, options, serverVariables });
     const started = performance.now();
-    origin.narrate?.(`${origin.display}: building tools for ${api.operations.length.toLocaleString("en-US")} operations…`);
+    origin.narrate?.(
+      `${origin.display}: building tools for ${api.operations.length.toLocaleString("en-US")} operations…`,
+    );
     addOpenApiSource(builder, { ...settings, kind: "openapi", document: api });
     origin.narrate?.(`${origin.display}: tools built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } else if (kind === "actions") {
-    const definition = readActionDefinition({ parsed: { value, text: document.text ?? "" }, file: origin.display, env: options.env ?? process.env });
+    const definition = readActionDefinition({
+      parsed: { value, text: document.text ?? "" },
+      file: origin.display,
+      env: options.env ?? process.env,
+    });
     addActionSource(builder, { ...settings, kind: "actions", file: origin.display, definition });
   } else {
     throw unknownKind(origin.display);
@@ -142,15 +170,28 @@ async function loadOpenApi({
 }): Promise<ApiDocument> {
   // Refuse an unsupported version before any external file is read.
   openApiVersion({ root: value, file: origin.display });
-  const policy = refPolicy({ source: origin, ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}), ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}) });
+  const policy = refPolicy({
+    source: origin,
+    ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}),
+    ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+  });
   const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
   const document = normalizeOpenApi({ root, file: origin.display, location: origin.location, serverVariables });
-  if (options.checkConformance) document.diagnostics.push(...conformanceErrors({ root, file: origin.display, format: document.format }));
+  if (options.checkConformance)
+    document.diagnostics.push(...conformanceErrors({ root, file: origin.display, format: document.format }));
   return document;
 }
 
 /** Line and column for each diagnostic about this file, found in one pass over its text. */
-function locateDiagnostics({ diagnostics, file, text }: { diagnostics: Diagnostic[]; file: string; text: string }): void {
+function locateDiagnostics({
+  diagnostics,
+  file,
+  text,
+}: {
+  diagnostics: Diagnostic[];
+  file: string;
+  text: string;
+}): void {
   const here = diagnostics.filter((d) => d.file === file && d.pointer !== undefined);
   const places = locatePointers({ text, pointers: here.map((d) => d.pointer!) });
   for (const d of here) {

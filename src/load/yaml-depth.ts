@@ -15,7 +15,15 @@ interface Frame {
 }
 
 /** The JSON pointer and position of the first collection nested deeper than `maxDepth`, if any. */
-export function yamlTooDeep({ yaml, text, maxDepth }: { yaml: Yaml; text: string; maxDepth: number }): { pointer: string; line: number; col: number } | undefined {
+export function yamlTooDeep({
+  yaml,
+  text,
+  maxDepth,
+}: {
+  yaml: Yaml;
+  text: string;
+  maxDepth: number;
+}): { pointer: string; line: number; col: number } | undefined {
   const lineCounter = new yaml.LineCounter();
   for (const document of new yaml.Parser(lineCounter.addNewLine).parse(text)) {
     if (document.type !== "document" || !document.value) continue;

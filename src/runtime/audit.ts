@@ -48,7 +48,8 @@ export function loggedArguments(args: unknown): Record<string, unknown> {
   for (const [name, value] of Object.entries(args)) {
     let shown: unknown;
     if (SENSITIVE.test(name)) shown = "[redacted]";
-    else if (typeof value === "string") shown = value.length > MAX_LOGGED_CHARS ? `${value.slice(0, MAX_LOGGED_CHARS)}…` : value;
+    else if (typeof value === "string")
+      shown = value.length > MAX_LOGGED_CHARS ? `${value.slice(0, MAX_LOGGED_CHARS)}…` : value;
     else if (value === null || typeof value === "number" || typeof value === "boolean") shown = value;
     else if (Array.isArray(value)) shown = `[array of ${value.length}]`;
     else shown = "[object]";
@@ -90,7 +91,10 @@ export function openAuditLog(target: string): AuditLog {
   try {
     fd = openSync(target, "a");
   } catch (error) {
-    throw new UserError({ code: "E_AUDIT_LOG", message: `--audit-log ${target}: cannot open for appending: ${messageOf(error)}` });
+    throw new UserError({
+      code: "E_AUDIT_LOG",
+      message: `--audit-log ${target}: cannot open for appending: ${messageOf(error)}`,
+    });
   }
   return {
     write: (record) => {

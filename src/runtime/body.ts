@@ -34,7 +34,9 @@ export function buildBody({
   if (binding.fields) {
     const fields = binding.fields.filter((field) => Object.hasOwn(args, field) && args[field] !== undefined);
     const names = binding.fieldNames;
-    value = Object.fromEntries(fields.map((field) => [names && Object.hasOwn(names, field) ? names[field]! : field, args[field]]));
+    value = Object.fromEntries(
+      fields.map((field) => [names && Object.hasOwn(names, field) ? names[field]! : field, args[field]]),
+    );
   } else if (binding.argument !== undefined && Object.hasOwn(args, binding.argument)) {
     value = args[binding.argument];
     pointer = joinPointer("", binding.argument);

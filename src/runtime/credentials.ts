@@ -29,22 +29,39 @@ interface Contribution {
 type Pending = () => Promise<Contribution[]>;
 
 /** How a scheme would be applied, or undefined when its values are not configured (or it cannot be applied). */
-function plan(scheme: CredentialScheme, scopes: string[], env: Environment, tokens: TokenSource, signal: AbortSignal | undefined): Pending | undefined {
+function plan(
+  scheme: CredentialScheme,
+  scopes: string[],
+  env: Environment,
+  tokens: TokenSource,
+  signal: AbortSignal | undefined,
+): Pending | undefined {
   switch (scheme.type) {
     case "apiKey": {
       const value = resolveValue(scheme.value, env);
-      return value === undefined ? undefined : async () => [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
+      return value === undefined
+        ? undefined
+        : async () => [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
     }
     case "bearer": {
       const token = resolveValue(scheme.token, env);
-      return token === undefined ? undefined : async () => [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
+      return token === undefined
+        ? undefined
+        : async () => [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
     }
     case "basic": {
       const username = resolveValue(scheme.username, env);
       const password = resolveValue(scheme.password, env);
       if (username === undefined || password === undefined) return undefined;
       const pair = `${username}:${password}`;
-      return async () => [{ in: "header", name: "authorization", value: `Basic ${Buffer.from(pair).toString("base64")}`, secrets: [password, pair] }];
+      return async () => [
+        {
+          in: "header",
+          name: "authorization",
+          value: `Basic ${Buffer.from(pair).toString("base64")}`,
+          secrets: [password, pair],
+        },
+      ];
     }
     case "oauth2": {
       const clientId = resolveValue(scheme.clientId, env);
@@ -53,8 +70,19 @@ function plan(scheme: CredentialScheme, scopes: string[], env: Environment, toke
       // The scopes the operation asks for; when it names none, those configured for the scheme.
       const requested = scopes.length > 0 ? scopes : scheme.scopes;
       return async () => {
-        const token = await tokens.token({ tokenUrl: scheme.tokenUrl, clientId, clientSecret, scopes: requested }, signal ? { signal } : {});
-        return [{ in: "header", name: "authorization", value: `Bearer ${token.value}`, secrets: [token.value, clientSecret], token: token.value }];
+        const token = await tokens.token(
+          { tokenUrl: scheme.tokenUrl, clientId, clientSecret, scopes: requested },
+          signal ? { signal } : {},
+        );
+        return [
+          {
+            in: "header",
+            name: "authorization",
+            value: `Bearer ${token.value}`,
+            secrets: [token.value, clientSecret],
+            token: token.value,
+          },
+        ];
       };
     }
     default:
@@ -103,7 +131,8 @@ export async function applyCredentials({
    */
   placeholders?: boolean;
 }): Promise<AppliedCredentials> {
-  const schemeOf = (id: string): CredentialScheme | undefined => (Object.hasOwn(credentials, id) ? credentials[id] : undefined);
+  const schemeOf = (id: string): CredentialScheme | undefined =>
+    Object.hasOwn(credentials, id) ? credentials[id] : undefined;
   let chosen: Pending[] | undefined;
   for (const alternative of security) {
     const plans = alternative.schemes.map((s) => {
@@ -115,7 +144,9 @@ export async function applyCredentials({
     break;
   }
   if (!chosen && placeholders) {
-    const usable = security.find((a) => a.schemes.every((s) => schemeOf(s.id) !== undefined && schemeOf(s.id)!.type !== "unsupported"));
+    const usable = security.find((a) =>
+      a.schemes.every((s) => schemeOf(s.id) !== undefined && schemeOf(s.id)!.type !== "unsupported"),
+    );
     chosen = usable?.schemes.map((s) => {
       const scheme = schemeOf(s.id)!;
       return plan(scheme, s.scopes, env, tokens, signal) ?? placeholderPlan(scheme, env);
@@ -131,8 +162,10 @@ export async function applyCredentials({
       secrets.push(...part.secrets);
       if (part.token !== undefined) used.push(part.token);
       if (part.in === "header") headers[part.name.toLowerCase()] = part.value;
-      else if (part.in === "cookie") headers.cookie = [headers.cookie, `${part.name}=${encodeURIComponent(part.value)}`].filter(Boolean).join("; ");
-      else path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
+      else if (part.in === "cookie")
+        headers.cookie = [headers.cookie, `${part.name}=${encodeURIComponent(part.value)}`].filter(Boolean).join("; ");
+      else
+        path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
     }
     const applied: AppliedCredentials = { request: { ...request, headers, path }, secrets };
     if (used.length > 0) {
@@ -151,8 +184,16 @@ export async function applyCredentials({
 function placeholderPlan(scheme: CredentialScheme, env: Environment): Pending {
   const unset = unsetVariables(scheme, env) ?? [];
   const text =
-    unset.length === 0 ? `<security scheme '${scheme.name}' has no value>` : `<${joinAnd(unset)} ${unset.length === 1 ? "is" : "are"} not set>`;
-  const header = (prefix: string): Contribution => ({ in: "header", name: "authorization", value: `${prefix} ${text}`, secrets: [], placeholder: text });
+    unset.length === 0
+      ? `<security scheme '${scheme.name}' has no value>`
+      : `<${joinAnd(unset)} ${unset.length === 1 ? "is" : "are"} not set>`;
+  const header = (prefix: string): Contribution => ({
+    in: "header",
+    name: "authorization",
+    value: `${prefix} ${text}`,
+    secrets: [],
+    placeholder: text,
+  });
   switch (scheme.type) {
     case "apiKey":
       return async () => [{ in: scheme.in, name: scheme.parameter, value: text, secrets: [], placeholder: text }];
@@ -186,7 +227,10 @@ export interface MissingCredentials {
  * alternative. Tools with the same requirement are grouped. Alternatives with a scheme that can never be applied
  * (unsupported or undefined) are left out, and a tool with nothing else is not reported: the loader has warned.
  */
-export function missingCredentials(catalog: Pick<Catalog, "tools" | "credentials">, env: Environment): MissingCredentials[] {
+export function missingCredentials(
+  catalog: Pick<Catalog, "tools" | "credentials">,
+  env: Environment,
+): MissingCredentials[] {
   const groups = new Map<string, MissingCredentials>();
   for (const tool of catalog.tools) {
     const security = tool.operation.security;
@@ -194,7 +238,10 @@ export function missingCredentials(catalog: Pick<Catalog, "tools" | "credentials
     const alternatives: MissingScheme[][] = [];
     let satisfied = false;
     for (const alternative of security) {
-      const schemes = alternative.schemes.map((s) => ({ id: s.id, scheme: Object.hasOwn(catalog.credentials, s.id) ? catalog.credentials[s.id] : undefined }));
+      const schemes = alternative.schemes.map((s) => ({
+        id: s.id,
+        scheme: Object.hasOwn(catalog.credentials, s.id) ? catalog.credentials[s.id] : undefined,
+      }));
       if (schemes.some((s) => s.scheme === undefined || s.scheme.type === "unsupported")) continue;
       const lacking = schemes.flatMap(({ id, scheme }) => {
         const variables = unsetVariables(scheme!, env);
@@ -237,10 +284,16 @@ function unsetVariables(scheme: CredentialScheme, env: Environment): string[] | 
  * `listPets, getPet: set API_KEY_PETSTORE (security scheme 'api_key'), or set OAUTH_CLIENT_ID_AUTH and
  * OAUTH_CLIENT_SECRET_AUTH (security scheme 'auth')`.
  */
-export function describeMissingCredentials(missing: MissingCredentials[], { maxTools = 5 }: { maxTools?: number } = {}): string {
+export function describeMissingCredentials(
+  missing: MissingCredentials[],
+  { maxTools = 5 }: { maxTools?: number } = {},
+): string {
   return missing
     .map(({ tools, alternatives }) => {
-      const shown = tools.length > maxTools ? `${tools.slice(0, maxTools).join(", ")} and ${tools.length - maxTools} more tools` : tools.join(", ");
+      const shown =
+        tools.length > maxTools
+          ? `${tools.slice(0, maxTools).join(", ")} and ${tools.length - maxTools} more tools`
+          : tools.join(", ");
       return `${shown}: ${describeAlternatives(alternatives)}`;
     })
     .join("\n");
@@ -250,7 +303,11 @@ export function describeMissingCredentials(missing: MissingCredentials[], { maxT
 export function describeAlternatives(alternatives: MissingScheme[][]): string {
   const ways = alternatives.map((alternative) =>
     alternative
-      .map(({ name, variables }) => (variables.length > 0 ? `set ${joinAnd(variables)} (security scheme '${name}')` : `give security scheme '${name}' a non-empty value`))
+      .map(({ name, variables }) =>
+        variables.length > 0
+          ? `set ${joinAnd(variables)} (security scheme '${name}')`
+          : `give security scheme '${name}' a non-empty value`,
+      )
       .join(" and "),
   );
   return ways.join(", or ");
@@ -259,4 +316,3 @@ export function describeAlternatives(alternatives: MissingScheme[][]): string {
 function joinAnd(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
-

@@ -55,34 +55,57 @@ export class DynamicProvider implements ToolProvider {
   }
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
-    if (typeof (args ?? {}) !== "object" || Array.isArray(args)) return errorResult(`The arguments for ${name} must be an object.`);
+    if (typeof (args ?? {}) !== "object" || Array.isArray(args))
+      return errorResult(`The arguments for ${name} must be an object.`);
     const given = (args ?? {}) as Record<string, unknown>;
     if (name === SEARCH_TOOLS) return this.search(given);
     const tool = given.name;
-    if (name !== DESCRIBE_TOOL && name !== CALL_TOOL) return errorResult(`There is no tool named '${name}'; use ${SEARCH_TOOLS}, ${DESCRIBE_TOOL} and ${CALL_TOOL}.`);
-    if (typeof tool !== "string" || tool === "") return errorResult(`${name} needs \`name\`: a tool's name, as ${SEARCH_TOOLS} gives it.`);
+    if (name !== DESCRIBE_TOOL && name !== CALL_TOOL)
+      return errorResult(`There is no tool named '${name}'; use ${SEARCH_TOOLS}, ${DESCRIBE_TOOL} and ${CALL_TOOL}.`);
+    if (typeof tool !== "string" || tool === "")
+      return errorResult(`${name} needs \`name\`: a tool's name, as ${SEARCH_TOOLS} gives it.`);
     const entry = this.options.engine.hasTool(tool) ? this.entry(tool) : undefined;
     if (!entry) return this.unknown(tool);
     if (name === DESCRIBE_TOOL) return { content: [{ type: "text", text: JSON.stringify(entry) }] };
     const inner = given.arguments ?? {};
     if (typeof inner !== "object" || inner === null || Array.isArray(inner)) {
-      return errorResult(`${CALL_TOOL} needs \`arguments\` as an object (the tool's input, as ${DESCRIBE_TOOL} shows). Nothing was sent.`);
+      return errorResult(
+        `${CALL_TOOL} needs \`arguments\` as an object (the tool's input, as ${DESCRIBE_TOOL} shows). Nothing was sent.`,
+      );
     }
     return this.options.engine.callTool(tool, inner, context);
   }
 
   private search(args: Record<string, unknown>): ToolResult {
     const { query, limit = DEFAULT_LIMIT } = args;
-    if (typeof query !== "string" || query.trim() === "") return errorResult(`${SEARCH_TOOLS} needs \`query\`: what you want to do, in words.`);
-    if (query.length > MAX_QUERY_CHARS) return errorResult(`${SEARCH_TOOLS}: \`query\` is longer than ${MAX_QUERY_CHARS} characters; say in a few words what you want to do.`);
+    if (typeof query !== "string" || query.trim() === "")
+      return errorResult(`${SEARCH_TOOLS} needs \`query\`: what you want to do, in words.`);
+    if (query.length > MAX_QUERY_CHARS)
+      return errorResult(
+        `${SEARCH_TOOLS}: \`query\` is longer than ${MAX_QUERY_CHARS} characters; say in a few words what you want to do.`,
+      );
     if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       return errorResult(`${SEARCH_TOOLS}: \`limit\` must be a whole number from 1 to ${MAX_LIMIT}.`);
     }
     this.index ??= new ToolSearch({ tools: this.visible, definitions: this.options.catalog.definitions });
     const hits = this.index.search(query, limit);
-    if (hits.length === 0) return { content: [{ type: "text", text: `No tool matches "${query}". Try other words: what you want done, or the kind of thing it acts on.` }] };
-    const lines = hits.map(({ tool }) => `${tool.name}: ${summary(tool)} (${tool.operation.method} ${tool.operation.path})`);
-    const text = [`Tools for "${query}", best first:`, ...lines, `${DESCRIBE_TOOL} gives a tool's input schema; ${CALL_TOOL} calls it.`].join("\n");
+    if (hits.length === 0)
+      return {
+        content: [
+          {
+            type: "text",
+            text: `No tool matches "${query}". Try other words: what you want done, or the kind of thing it acts on.`,
+          },
+        ],
+      };
+    const lines = hits.map(
+      ({ tool }) => `${tool.name}: ${summary(tool)} (${tool.operation.method} ${tool.operation.path})`,
+    );
+    const text = [
+      `Tools for "${query}", best first:`,
+      ...lines,
+      `${DESCRIBE_TOOL} gives a tool's input schema; ${CALL_TOOL} calls it.`,
+    ].join("\n");
     return { content: [{ type: "text", text }] };
   }
 
@@ -93,9 +116,14 @@ export class DynamicProvider implements ToolProvider {
   }
 
   private unknown(name: string): ToolResult {
-    const near = nearMatches(name, this.visible.map((tool) => tool.name));
+    const near = nearMatches(
+      name,
+      this.visible.map((tool) => tool.name),
+    );
     const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `'${n}'`).join(", ")}?` : "";
-    return errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.${hint} Use ${SEARCH_TOOLS} to find tools by what they do. Nothing was sent.`);
+    return errorResult(
+      `There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.${hint} Use ${SEARCH_TOOLS} to find tools by what they do. Nothing was sent.`,
+    );
   }
 }
 
@@ -111,14 +139,24 @@ function summary(tool: Tool): string {
  * read this server's own data; call_tool's hints are what holds for every tool it can call.
  */
 function dynamicTools(tools: Tool[]): ServedTool[] {
-  const object = (properties: Record<string, unknown>, required: string[]) => ({ type: "object" as const, properties, required });
+  const object = (properties: Record<string, unknown>, required: string[]) => ({
+    type: "object" as const,
+    properties,
+    required,
+  });
   const reading = { readOnlyHint: true, openWorldHint: false };
   return [
     {
       name: SEARCH_TOOLS,
       title: "Search tools",
       description: `Find this server's tools (${tools.length}) for a task: names and summaries, best first.`,
-      inputSchema: object({ query: { type: "string", description: "the task, in words" }, limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT } }, ["query"]),
+      inputSchema: object(
+        {
+          query: { type: "string", description: "the task, in words" },
+          limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+        },
+        ["query"],
+      ),
       annotations: reading,
     },
     {

@@ -9,10 +9,21 @@ import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecor
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { formatDuration } from "./durations.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
-import { clipText, DEFAULT_MAX_ARGUMENT_VALUES, DEFAULT_MAX_ARRAY_ITEMS, measureArguments, QUOTED_NAME_CHARS } from "./limits.js";
+import {
+  clipText,
+  DEFAULT_MAX_ARGUMENT_VALUES,
+  DEFAULT_MAX_ARRAY_ITEMS,
+  measureArguments,
+  QUOTED_NAME_CHARS,
+} from "./limits.js";
 import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type RuntimeSettings,
+} from "./options.js";
 import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
@@ -31,7 +42,11 @@ import {
 import { placeOf, Validator } from "./validate.js";
 
 /** The engine's settings from the options table, plus what a program or a test wires in. */
-export interface EngineOptions extends Pick<RuntimeSettings, "timeoutMs" | "maxResponseBytes" | "outputValidation" | "allowInsecureHttp" | "approvalTimeoutMs" | "rateLimits"> {
+export interface EngineOptions
+  extends Pick<
+    RuntimeSettings,
+    "timeoutMs" | "maxResponseBytes" | "outputValidation" | "allowInsecureHttp" | "approvalTimeoutMs" | "rateLimits"
+  > {
   catalog: Catalog;
   /** Where credentials and `${VAR}` in static headers come from (default: the process environment). */
   env?: Environment;
@@ -54,9 +69,17 @@ export interface EngineOptions extends Pick<RuntimeSettings, "timeoutMs" | "maxR
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
 export interface EngineHooks {
   /** The request about to be sent, credentials added; return a changed one to send that instead. */
-  beforeRequest?(context: { tool: Tool; arguments: Record<string, unknown>; request: PreparedRequest }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
+  beforeRequest?(context: {
+    tool: Tool;
+    arguments: Record<string, unknown>;
+    request: PreparedRequest;
+  }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
   /** The result before it goes to the client (secrets are masked after this); return a changed one to use it. */
-  afterResult?(context: { tool: Tool; arguments: Record<string, unknown>; result: ToolResult }): ToolResult | undefined | Promise<ToolResult | undefined>;
+  afterResult?(context: {
+    tool: Tool;
+    arguments: Record<string, unknown>;
+    result: ToolResult;
+  }): ToolResult | undefined | Promise<ToolResult | undefined>;
 }
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
@@ -66,7 +89,13 @@ const MISMATCHES_SHOWN = 10;
 /** URLs in messages are cut to this (as in the audit log). */
 const SHOWN_URL_CHARS = 2_000;
 
-type Prepared = { tool: Tool; request: PreparedRequest; secrets: string[]; invalidate?: () => void; placeholders?: string[] };
+type Prepared = {
+  tool: Tool;
+  request: PreparedRequest;
+  secrets: string[];
+  invalidate?: () => void;
+  placeholders?: string[];
+};
 /** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
 export type PrepareContext = CallContext & { dryRun?: boolean };
 type Stopped = { error: ToolResult; outcome: AuditOutcome };
@@ -99,7 +128,9 @@ export class Engine implements ToolProvider {
   listTools(): ListedTool[] {
     if (!this.listed) {
       const listing = new Listing(this.options.catalog, { outputSchema: this.outputValidation === "strict" });
-      this.listed = this.options.catalog.tools.filter((tool) => isListed(tool, this.policies)).map((tool) => listing.entry(tool));
+      this.listed = this.options.catalog.tools
+        .filter((tool) => isListed(tool, this.policies))
+        .map((tool) => listing.entry(tool));
     }
     return this.listed;
   }
@@ -116,10 +147,16 @@ export class Engine implements ToolProvider {
    */
   async prepare(name: string, args: unknown, context: PrepareContext = {}): Promise<Prepared | Stopped> {
     const tool = this.tools.get(name);
-    if (!tool) return { error: errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.`), outcome: "invalid_arguments" };
+    if (!tool)
+      return {
+        error: errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.`),
+        outcome: "invalid_arguments",
+      };
     const env = this.options.env ?? process.env;
     // Before the arguments: no other arguments can help, and the model should not be asked to fix them first.
-    const missing = context.dryRun ? [] : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env);
+    const missing = context.dryRun
+      ? []
+      : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env);
     if (missing.length > 0) {
       return {
         error: errorResult(
@@ -138,17 +175,24 @@ export class Engine implements ToolProvider {
     });
     if ("tooBig" in measured) {
       return {
-        error: errorResult(`The arguments for ${name} are too big (${measured.tooBig}). Nothing was sent; send less (for files, a smaller one).`),
+        error: errorResult(
+          `The arguments for ${name} are too big (${measured.tooBig}). Nothing was sent; send less (for files, a smaller one).`,
+        ),
         outcome: "invalid_arguments",
       };
     }
     const mismatches = this.validator.arguments(tool, given);
     if (mismatches[0]?.uncheckable) {
-      return { error: errorResult(`${name} cannot be called: its arguments ${mismatches[0].message}. Nothing was sent.`), outcome: "invalid_arguments" };
+      return {
+        error: errorResult(`${name} cannot be called: its arguments ${mismatches[0].message}. Nothing was sent.`),
+        outcome: "invalid_arguments",
+      };
     }
     if (mismatches.length > 0) {
       const listed = listMismatches({ mismatches, shown: MISMATCHES_SHOWN });
-      const partial = mismatches.partial ? " (these arguments are large, so only the first mismatch was looked for: check the rest too)" : "";
+      const partial = mismatches.partial
+        ? " (these arguments are large, so only the first mismatch was looked for: check the rest too)"
+        : "";
       return {
         error: errorResult(
           `Invalid arguments for ${name}: ${listed}${partial}. Nothing was sent; correct the arguments and call again (the tool's input schema lists what it takes).`,
@@ -174,16 +218,25 @@ export class Engine implements ToolProvider {
       return { tool, ...applied, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
     } catch (error) {
       if (error instanceof ArgumentError) {
-        return { error: errorResult(`Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`), outcome: "invalid_arguments" };
+        return {
+          error: errorResult(
+            `Invalid arguments for ${name}: ${placeOf(error.pointer)}: ${error.message}. Nothing was sent.`,
+          ),
+          outcome: "invalid_arguments",
+        };
       }
-      if (error instanceof OpenApiMcpError) return { error: errorResult(`${name} cannot be called: ${error.message}`), outcome: "network_error" };
+      if (error instanceof OpenApiMcpError)
+        return { error: errorResult(`${name} cannot be called: ${error.message}`), outcome: "network_error" };
       throw error;
     }
   }
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = performance.now();
-    const record = (outcome: AuditOutcome, extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {}): void => {
+    const record = (
+      outcome: AuditOutcome,
+      extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {},
+    ): void => {
       if (!this.options.audit) return;
       const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
       this.options.audit.write(
@@ -208,7 +261,9 @@ export class Engine implements ToolProvider {
       const policy = resolvePolicy(tool, this.policies);
       if (policy.decision === "deny") {
         record("denied");
-        return errorResult(`${name} is not allowed on this server (policy ${policy.rule}). Nothing was sent; this is the operator's decision, not something other arguments can change.`);
+        return errorResult(
+          `${name} is not allowed on this server (policy ${policy.rule}). Nothing was sent; this is the operator's decision, not something other arguments can change.`,
+        );
       }
     }
     let prepared = await this.prepare(name, args, context);
@@ -227,7 +282,9 @@ export class Engine implements ToolProvider {
     const admission = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
     if (!admission.ok) {
       record("rate_limited", prepared);
-      return errorResult(`${name} was not sent: the rate limit for ${admission.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`);
+      return errorResult(
+        `${name} was not sent: the rate limit for ${admission.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`,
+      );
     }
     const secrets = [...prepared.secrets];
     // Validated by now: an object of the tool's input schema.
@@ -246,18 +303,34 @@ export class Engine implements ToolProvider {
       secrets.push(...again.secrets);
       outcome = await this.send(prepared, context);
     }
-    record(outcome.outcome, { request: prepared.request, secrets, ...(outcome.response ? { status: outcome.response.status } : {}) });
-    const result = (await this.options.hooks?.afterResult?.({ tool: prepared.tool, arguments: validArgs, result: outcome.result })) ?? outcome.result;
+    record(outcome.outcome, {
+      request: prepared.request,
+      secrets,
+      ...(outcome.response ? { status: outcome.response.status } : {}),
+    });
+    const result =
+      (await this.options.hooks?.afterResult?.({
+        tool: prepared.tool,
+        arguments: validArgs,
+        result: outcome.result,
+      })) ?? outcome.result;
     // Whatever the result says (URLs in messages, echoed requests, resource URIs), no credential shows in it.
     return maskValue(result, secrets);
   }
 
   private async withHook(prepared: Prepared, args: Record<string, unknown>): Promise<Prepared> {
-    const changed = await this.options.hooks?.beforeRequest?.({ tool: prepared.tool, arguments: args, request: prepared.request });
+    const changed = await this.options.hooks?.beforeRequest?.({
+      tool: prepared.tool,
+      arguments: args,
+      request: prepared.request,
+    });
     return changed ? { ...prepared, request: changed } : prepared;
   }
 
-  private async send({ tool, request, secrets }: Prepared, context: CallContext): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
+  private async send(
+    { tool, request, secrets }: Prepared,
+    context: CallContext,
+  ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
     let response: UpstreamResponse;
     const masker = new Masker(secrets);
     const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -279,18 +352,31 @@ export class Engine implements ToolProvider {
       });
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
-      const outcome: AuditOutcome = error.kind === "timeout" ? "timeout" : error.kind === "cancelled" ? "cancelled" : "network_error";
+      const outcome: AuditOutcome =
+        error.kind === "timeout" ? "timeout" : error.kind === "cancelled" ? "cancelled" : "network_error";
       return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
     response = maskResponse({ response, masker, maxBytes });
-    const result = mapResponse({ response, tool, validator: this.validator, outputValidation: this.outputValidation, method: request.method, maxBytes, shownUrl });
+    const result = mapResponse({
+      response,
+      tool,
+      validator: this.validator,
+      outputValidation: this.outputValidation,
+      method: request.method,
+      maxBytes,
+      shownUrl,
+    });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
     return { result, outcome, response };
   }
 
-  private async askApproval({ tool, request, secrets }: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {
+  private async askApproval(
+    { tool, request, secrets }: Prepared,
+    args: unknown,
+    context: CallContext,
+  ): Promise<ApprovalAnswer> {
     if (!context.approve) return "unsupported";
     return context.approve({
       tool: tool.name,
@@ -334,7 +420,10 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
  * Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder.
  * Also returns the values substituted, which are masked like credentials.
  */
-function expandStaticHeaders(headers: Record<string, string>, env: Environment): { headers: Record<string, string>; values: string[] } {
+function expandStaticHeaders(
+  headers: Record<string, string>,
+  env: Environment,
+): { headers: Record<string, string>; values: string[] } {
   const expanded: Record<string, string> = {};
   const values: string[] = [];
   for (const [name, value] of Object.entries(headers)) {

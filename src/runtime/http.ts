@@ -90,7 +90,14 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
   else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
   const signal = controller.signal;
   const shownUrl = options.shownUrl ?? ((url: string) => url);
-  const fail = (error: unknown): UpstreamFailure => asFailure({ error, where: `[${request.method}] "${shownUrl(request.origin + request.path)}"`, signal, timedOut, timeoutMs: options.timeoutMs });
+  const fail = (error: unknown): UpstreamFailure =>
+    asFailure({
+      error,
+      where: `[${request.method}] "${shownUrl(request.origin + request.path)}"`,
+      signal,
+      timedOut,
+      timeoutMs: options.timeoutMs,
+    });
   try {
     const delays = IDEMPOTENT.has(request.method) ? (options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS) : [];
     for (let attempt = 0; ; attempt++) {
@@ -120,12 +127,18 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
  * is short: a longer one is the model's to know about, not a call to hold open.
  */
 function retryPause(response: UpstreamResponse, usual: number): number | undefined {
-  const asked = response.status === 429 || response.status === 503 ? retryAfterMs(response.headers["retry-after"], Date.now()) : undefined;
+  const asked =
+    response.status === 429 || response.status === 503
+      ? retryAfterMs(response.headers["retry-after"], Date.now())
+      : undefined;
   if (asked !== undefined) return asked <= MAX_HONOURED_RETRY_AFTER_MS ? asked : undefined;
   return RETRIED_STATUSES.has(response.status) ? usual : undefined;
 }
 
-async function followRedirects(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {
+async function followRedirects(
+  request: PreparedRequest,
+  options: SendOptions & { signal: AbortSignal },
+): Promise<UpstreamResponse> {
   const shown = options.shownUrl ?? ((url: string) => url);
   let current = request;
   for (let hop = 0; ; hop++) {
@@ -136,11 +149,19 @@ async function followRedirects(request: PreparedRequest, options: SendOptions & 
     const to = new URL(location, from);
     if (to.origin !== from.origin) {
       // Credentials and arguments stay with the API the tool was made for.
-      throw new UpstreamFailure("redirect", `[${current.method}] "${shown(from.href)}" redirected to another origin (${shown(to.origin)}); not followed`);
+      throw new UpstreamFailure(
+        "redirect",
+        `[${current.method}] "${shown(from.href)}" redirected to another origin (${shown(to.origin)}); not followed`,
+      );
     }
-    if (hop >= MAX_REDIRECTS) throw new UpstreamFailure("redirect", `[${request.method}] "${shown(from.href)}": more than ${MAX_REDIRECTS} redirects`);
+    if (hop >= MAX_REDIRECTS)
+      throw new UpstreamFailure(
+        "redirect",
+        `[${request.method}] "${shown(from.href)}": more than ${MAX_REDIRECTS} redirects`,
+      );
     // 303, and 301/302 after a POST, continue as a GET without a body (as browsers do).
-    const asGet = response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
+    const asGet =
+      response.status === 303 || ((response.status === 301 || response.status === 302) && current.method === "POST");
     const { "content-type": _type, "content-length": _length, ...headers } = current.headers;
     current = asGet
       ? { method: "GET", origin: to.origin, path: to.pathname + to.search, headers }
@@ -148,13 +169,19 @@ async function followRedirects(request: PreparedRequest, options: SendOptions & 
   }
 }
 
-async function once(request: PreparedRequest, options: SendOptions & { signal: AbortSignal }): Promise<UpstreamResponse> {
+async function once(
+  request: PreparedRequest,
+  options: SendOptions & { signal: AbortSignal },
+): Promise<UpstreamResponse> {
   const response = await options.dispatcher.request({
     origin: request.origin,
     path: request.path,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
-    body: request.body === undefined ? null : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
+    body:
+      request.body === undefined
+        ? null
+        : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
     signal: options.signal,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -204,19 +231,23 @@ function asFailure({
   timeoutMs: number;
 }): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
-  if (timedOut || isTimeout(error)) return new UpstreamFailure("timeout", `${where}: no complete response within ${timeoutMs} ms`);
+  if (timedOut || isTimeout(error))
+    return new UpstreamFailure("timeout", `${where}: no complete response within ${timeoutMs} ms`);
   if (signal.aborted) return new UpstreamFailure("cancelled", `${where}: cancelled`);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = (error as { code?: string }).code ?? cause?.code;
   // undici refused to send it (a header it cannot encode, `Expect`…): trying again would not help.
-  if (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED") return new UpstreamFailure("invalid", `${where}: the request could not be sent: ${messageOf(error)}`);
+  if (code === "UND_ERR_INVALID_ARG" || code === "UND_ERR_NOT_SUPPORTED")
+    return new UpstreamFailure("invalid", `${where}: the request could not be sent: ${messageOf(error)}`);
   const detail = [code, (error as Error).message].filter(Boolean).join(" ");
   return new UpstreamFailure("network", `${where}: ${detail || "the connection failed"}`);
 }
 
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: string }).code;
-  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || (error as Error).name === "TimeoutError";
+  return (
+    code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || (error as Error).name === "TimeoutError"
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

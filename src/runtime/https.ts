@@ -48,7 +48,12 @@ export function insecureUpstreamUrls(catalog: Pick<Catalog, "tools" | "credentia
   for (const [url, schemes] of tokens) {
     const kind = problemOf(url);
     const names = [...schemes].map((name) => `'${name}'`).join(", ");
-    if (kind) problems.push({ url, kind, usedBy: `the OAuth 2.0 token URL of security scheme${plural(schemes.size)} ${names}` });
+    if (kind)
+      problems.push({
+        url,
+        kind,
+        usedBy: `the OAuth 2.0 token URL of security scheme${plural(schemes.size)} ${names}`,
+      });
   }
   return problems;
 }
@@ -71,7 +76,9 @@ export function checkUpstreamUrls(
       );
     } else {
       // For a server URL, the likely fix is the same API over https; a token URL is the scheme's to change.
-      const fix = usedBy.startsWith("the server URL") ? `if the API answers over https, pass --base-url ${url.replace(/^http:/i, "https:")}` : "use an https:// URL";
+      const fix = usedBy.startsWith("the server URL")
+        ? `if the API answers over https, pass --base-url ${url.replace(/^http:/i, "https:")}`
+        : "use an https:// URL";
       errors.push(
         `${url} (${usedBy}) is plain http to a host that is not loopback: credentials and data would cross the network unencrypted; ${fix}, or pass --allow-insecure-http to accept the risk`,
       );

@@ -36,7 +36,8 @@ export function measureArguments(value: unknown, bounds: ArgumentBounds): { tooB
     if (typeof item === "string") bytes += Buffer.byteLength(item) + 2;
     else if (Array.isArray(item)) {
       // Lengths are checked before any item is visited: two million items cost no more to refuse than two.
-      if (item.length > bounds.maxArrayItems) return { tooBig: `an array of ${item.length} items, more than ${bounds.maxArrayItems}` };
+      if (item.length > bounds.maxArrayItems)
+        return { tooBig: `an array of ${item.length} items, more than ${bounds.maxArrayItems}` };
       if (values + stack.length + item.length > bounds.maxValues) return { tooBig: tooManyValues(bounds.maxValues) };
       bytes += 2 + item.length;
       for (const child of item) stack.push({ item: child, depth: depth + 1 });

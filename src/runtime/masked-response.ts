@@ -11,7 +11,15 @@ import type { Masker } from "./secrets.js";
 /** Charsets whose ASCII characters are single bytes of the same value: masking the bytes masks the text too. */
 const ASCII_BYTES = /^(?:utf-?8|(?:us-)?ascii|iso-8859-\d+|latin1|windows-125\d)$/i;
 
-export function maskResponse({ response, masker, maxBytes }: { response: UpstreamResponse; masker: Masker; maxBytes: number }): UpstreamResponse {
+export function maskResponse({
+  response,
+  masker,
+  maxBytes,
+}: {
+  response: UpstreamResponse;
+  masker: Masker;
+  maxBytes: number;
+}): UpstreamResponse {
   if (!masker.active) return response;
   const raw = response.body;
   const cut = response.truncated || raw.length > maxBytes;
@@ -30,7 +38,10 @@ export function maskResponse({ response, masker, maxBytes }: { response: Upstrea
       if (masker.asciiSecrets && ASCII_BYTES.test(charset)) text = decode(body, contentType);
       else {
         const decoded = decode(raw, contentType);
-        text = masker.maskedPrefix({ text: decoded, chars: cut ? charsIn({ bytes: raw.subarray(0, maxBytes), decoded, contentType }) : decoded.length });
+        text = masker.maskedPrefix({
+          text: decoded,
+          chars: cut ? charsIn({ bytes: raw.subarray(0, maxBytes), decoded, contentType }) : decoded.length,
+        });
       }
       return text;
     },

@@ -17,7 +17,9 @@ export function listMismatches({
   /** How a pointer is named (default: as an argument, `body.tags[0]`). */
   place?: (pointer: string) => string;
 }): string {
-  const listed = mismatches.slice(0, shown).map((m) => `${cutMiddle(place(m.pointer), PLACE_CHARS)} ${cutEnd(m.message, MESSAGE_CHARS)}`);
+  const listed = mismatches
+    .slice(0, shown)
+    .map((m) => `${cutMiddle(place(m.pointer), PLACE_CHARS)} ${cutEnd(m.message, MESSAGE_CHARS)}`);
   const more = mismatches.length - listed.length;
   return more > 0 ? `${listed.join("; ")}; and ${more} more` : listed.join("; ");
 }

@@ -142,15 +142,18 @@ export class TokenProvider implements TokenSource {
     const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
     const secrets = [clientSecret, pair, formEncode(clientSecret)];
     // Every message passes here: what the token endpoint says is masked before it is cut (./secrets.ts).
-    const fail = (kind: TokenError["kind"], message: string, status?: number): TokenError => new TokenError(kind, maskText(message, secrets), status);
-    const quote = (text: string): string => maskClipped({ text, secrets, maxChars: MAX_DETAIL_CHARS }).replace(/[\r\n\t]+/g, " ");
+    const fail = (kind: TokenError["kind"], message: string, status?: number): TokenError =>
+      new TokenError(kind, maskText(message, secrets), status);
+    const quote = (text: string): string =>
+      maskClipped({ text, secrets, maxChars: MAX_DETAIL_CHARS }).replace(/[\r\n\t]+/g, " ");
     let url: URL;
     try {
       url = new URL(tokenUrl);
     } catch {
       throw fail("invalid", `${where}: the token URL is not a valid URL`);
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw fail("invalid", `${where}: the token URL must be https://`);
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw fail("invalid", `${where}: the token URL must be https://`);
     if (!isAllowedScheme(url, this.options.allowInsecureHttp === true)) {
       throw fail(
         "insecure",
@@ -159,7 +162,10 @@ export class TokenProvider implements TokenSource {
     }
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length > 0) form.set("scope", scopes.join(" "));
-    const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
+    const headers: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    };
     if (method === "client_secret_basic") headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
     else {
       form.set("client_id", clientId);
@@ -169,7 +175,13 @@ export class TokenProvider implements TokenSource {
     let response: Awaited<ReturnType<typeof send>>;
     try {
       response = await send(
-        { method: "POST", origin: url.origin, path: url.pathname + url.search, headers, body: Buffer.from(form.toString()) },
+        {
+          method: "POST",
+          origin: url.origin,
+          path: url.pathname + url.search,
+          headers,
+          body: Buffer.from(form.toString()),
+        },
         {
           dispatcher: this.options.dispatcher ?? sharedDispatcher(),
           timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
@@ -178,7 +190,14 @@ export class TokenProvider implements TokenSource {
       );
     } catch (error) {
       if (error instanceof UpstreamFailure) {
-        const kind = error.kind === "timeout" ? "timeout" : error.kind === "network" ? "network" : error.kind === "cancelled" ? "cancelled" : "invalid";
+        const kind =
+          error.kind === "timeout"
+            ? "timeout"
+            : error.kind === "network"
+              ? "network"
+              : error.kind === "cancelled"
+                ? "cancelled"
+                : "invalid";
         throw fail(kind, `${where} failed: ${error.message}`);
       }
       throw error;
@@ -188,15 +207,30 @@ export class TokenProvider implements TokenSource {
       const code = typeof body?.error === "string" ? body.error : undefined;
       const description = typeof body?.error_description === "string" ? body.error_description : undefined;
       const detail = [code, description].filter(Boolean).join(": ");
-      const hint = response.status === 401 || code === "invalid_client" ? "; check the client id and secret" : code === "invalid_scope" ? "; check the scopes" : "";
-      throw fail("http", `${where} failed: HTTP ${response.status}${detail ? ` (${quote(detail)})` : ""}${hint}`, response.status);
+      const hint =
+        response.status === 401 || code === "invalid_client"
+          ? "; check the client id and secret"
+          : code === "invalid_scope"
+            ? "; check the scopes"
+            : "";
+      throw fail(
+        "http",
+        `${where} failed: HTTP ${response.status}${detail ? ` (${quote(detail)})` : ""}${hint}`,
+        response.status,
+      );
     }
-    if (!body) throw fail("response", `${where}: the response (HTTP ${response.status}) is not a JSON object`, response.status);
+    if (!body)
+      throw fail("response", `${where}: the response (HTTP ${response.status}) is not a JSON object`, response.status);
     const value = body.access_token;
-    if (typeof value !== "string" || value === "") throw fail("response", `${where}: the response has no access_token`, response.status);
+    if (typeof value !== "string" || value === "")
+      throw fail("response", `${where}: the response has no access_token`, response.status);
     const tokenType = typeof body.token_type === "string" ? body.token_type : "Bearer";
     if (tokenType.toLowerCase() !== "bearer") {
-      throw fail("response", `${where}: token_type '${quote(tokenType)}' is not supported (only Bearer)`, response.status);
+      throw fail(
+        "response",
+        `${where}: token_type '${quote(tokenType)}' is not supported (only Bearer)`,
+        response.status,
+      );
     }
     const expiresIn = seconds(body.expires_in);
     // Counted from when the request left: the server's clock started no earlier.
@@ -243,16 +277,20 @@ function parseBody(body: Buffer, contentType: string | undefined): Record<string
   const text = body.toString("utf8");
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     // Some older servers answer form-encoded.
-    if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+    if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded"))
+      return Object.fromEntries(new URLSearchParams(text));
     return undefined;
   }
 }
 
 function seconds(value: unknown): number | undefined {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  const number =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
   return Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 

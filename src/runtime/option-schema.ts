@@ -5,7 +5,11 @@
 import { optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "./options.js";
 
 export function settingsSchemaProperties(): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(RUNTIME_OPTIONS.flatMap((option) => (option.setting ? [[option.setting, { ...kindSchema(option), description: describe(option) }]] : [])));
+  return Object.fromEntries(
+    RUNTIME_OPTIONS.flatMap((option) =>
+      option.setting ? [[option.setting, { ...kindSchema(option), description: describe(option) }]] : [],
+    ),
+  );
 }
 
 function kindSchema(option: RuntimeOption): Record<string, unknown> {
@@ -27,6 +31,9 @@ function kindSchema(option: RuntimeOption): Record<string, unknown> {
 }
 
 function describe(option: RuntimeOption): string {
-  const unit = option.value && option.value !== "n" && option.kind === "positive" ? ` In ${option.value === "ms" ? "milliseconds" : option.value}.` : "";
+  const unit =
+    option.value && option.value !== "n" && option.kind === "positive"
+      ? ` In ${option.value === "ms" ? "milliseconds" : option.value}.`
+      : "";
   return `--${option.name}: ${optionHelp(option)}.${unit}`;
 }

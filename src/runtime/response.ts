@@ -42,21 +42,43 @@ export function mapResponse({
   if (response.status < 200 || response.status >= 300) return failure({ response, where });
   const promisesJson = tool.outputSchema !== undefined && outputValidation === "strict";
   if (response.body.length === 0) {
-    if (promisesJson) return errorResult(`${where}: ${response.status} ${response.statusText}, but with no content where this tool's output schema promises JSON.`);
-    return { content: [{ type: "text", text: `${response.status} ${response.statusText}: the request succeeded; there is no content.` }] };
+    if (promisesJson)
+      return errorResult(
+        `${where}: ${response.status} ${response.statusText}, but with no content where this tool's output schema promises JSON.`,
+      );
+    return {
+      content: [
+        {
+          type: "text",
+          text: `${response.status} ${response.statusText}: the request succeeded; there is no content.`,
+        },
+      ],
+    };
   }
-  if (isJsonMediaType(contentType) || (promisesJson && contentType === "")) return json({ response, tool, validator, outputValidation, where, maxBytes });
+  if (isJsonMediaType(contentType) || (promisesJson && contentType === ""))
+    return json({ response, tool, validator, outputValidation, where, maxBytes });
   // A tool with an output schema must answer with structured content; MCP clients refuse the whole call otherwise.
   if (promisesJson) {
-    return errorResult(`${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${excerpt(response)}`);
+    return errorResult(
+      `${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${excerpt(response)}`,
+    );
   }
   const media = parseMediaType(contentType);
-  if (!media || media.type === "text" || media.subtype === "xml" || media.suffix === "xml" || media.subtype === "x-www-form-urlencoded") {
+  if (
+    !media ||
+    media.type === "text" ||
+    media.subtype === "xml" ||
+    media.suffix === "xml" ||
+    media.subtype === "x-www-form-urlencoded"
+  ) {
     const text = textOf(response);
     return { content: [{ type: "text", text: response.truncated ? `${text}\n${truncationNote(response)}` : text }] };
   }
   // A cut image or file is useless: say so rather than hand over broken bytes.
-  if (response.truncated) return errorResult(`${where}: the ${media.type}/${media.subtype} content is larger than ${limitOf(response)} bytes, the limit (--max-response-bytes).`);
+  if (response.truncated)
+    return errorResult(
+      `${where}: the ${media.type}/${media.subtype} content is larger than ${limitOf(response)} bytes, the limit (--max-response-bytes).`,
+    );
   const data = response.body.toString("base64");
   const mimeType = `${media.type}/${media.subtype}`;
   if (media.type === "image") return { content: [{ type: "image", data, mimeType }] };
@@ -87,7 +109,9 @@ function json({
   try {
     data = JSON.parse(textOf(response));
   } catch {
-    return errorResult(`${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`);
+    return errorResult(
+      `${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`,
+    );
   }
   // Measured before anything recursive (stringify, validation, masking) runs on it, which a deep enough body
   // would run out of call stack.
@@ -108,23 +132,34 @@ function json({
   const structured = tool.outputWrapped ? { result: data } : data;
   const isObject = structured !== null && typeof structured === "object" && !Array.isArray(structured);
   if (outputValidation === "off" || !tool.outputSchema) {
-    return isObject ? { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> } : { content: [{ type: "text", text }] };
+    return isObject
+      ? { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> }
+      : { content: [{ type: "text", text }] };
   }
-  const mismatches: Mismatches = isObject ? validator.output(tool, structured) : [{ pointer: "", message: "must be an object" }];
-  if (mismatches.length === 0) return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
+  const mismatches: Mismatches = isObject
+    ? validator.output(tool, structured)
+    : [{ pointer: "", message: "must be an object" }];
+  if (mismatches.length === 0)
+    return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
   const listed = describeMismatches(mismatches, tool.outputWrapped === true);
   if (outputValidation === "strict") {
-    return errorResult(`${where}: the response does not match the tool's output schema (${listed}). The upstream API differs from its description; the raw response was:\n${text.slice(0, EXCERPT_CHARS)}`);
+    return errorResult(
+      `${where}: the response does not match the tool's output schema (${listed}). The upstream API differs from its description; the raw response was:\n${text.slice(0, EXCERPT_CHARS)}`,
+    );
   }
   // warn: the data, with the mismatch said plainly (no outputSchema is advertised in this mode).
-  return { content: [{ type: "text", text: `${text}\n[note: this response does not match the documented schema: ${listed}]` }] };
+  return {
+    content: [{ type: "text", text: `${text}\n[note: this response does not match the documented schema: ${listed}]` }],
+  };
 }
 
 function failure({ response, where }: { response: UpstreamResponse; where: string }): ToolResult {
   const lines = [`${where}: ${response.status} ${response.statusText}`.trimEnd()];
   const body = excerpt(response);
   if (body) lines.push(body);
-  const hint = HINTS[response.status] ?? (response.status >= 500 ? "The API failed on its side; trying again later may work." : undefined);
+  const hint =
+    HINTS[response.status] ??
+    (response.status >= 500 ? "The API failed on its side; trying again later may work." : undefined);
   if (hint) lines.push(response.status === 429 ? `${hint}${retryAfter(response.headers["retry-after"])}` : hint);
   return errorResult(lines.join("\n"));
 }
@@ -153,7 +188,9 @@ function describeMismatches(mismatches: Mismatches, wrapped: boolean): string {
     return inResponse === "" ? "the response" : placeOf(inResponse);
   };
   const listed = listMismatches({ mismatches, shown: MISMATCHES_SHOWN, place });
-  return mismatches.partial ? `${listed}, and maybe more: a response this large is checked up to its first mismatch` : listed;
+  return mismatches.partial
+    ? `${listed}, and maybe more: a response this large is checked up to its first mismatch`
+    : listed;
 }
 
 function excerpt(response: UpstreamResponse): string {

@@ -51,7 +51,8 @@ export class ToolSearch {
         this.lengths[doc * FIELDS.length + f] = Math.min(found.length, 0xffff);
         totals[f]! += found.length;
         const counts = new Map<string, number>();
-        for (const { stem, surface } of found) for (const term of [stem, surface]) counts.set(term, (counts.get(term) ?? 0) + 1);
+        for (const { stem, surface } of found)
+          for (const term of [stem, surface]) counts.set(term, (counts.get(term) ?? 0) + 1);
         for (const [term, count] of counts) {
           const list = lists.get(term) ?? [];
           if (list.length === 0) lists.set(term, list);
@@ -75,7 +76,8 @@ export class ToolSearch {
     for (const word of words) {
       const best = new Map<number, number>();
       for (const term of word.related) {
-        for (const [doc, score] of this.termScores(term)) best.set(doc, Math.max(best.get(doc) ?? 0, RELATED_WEIGHT * score));
+        for (const [doc, score] of this.termScores(term))
+          best.set(doc, Math.max(best.get(doc) ?? 0, RELATED_WEIGHT * score));
       }
       if (word.term) for (const [doc, score] of this.termScores(word.term)) best.set(doc, (best.get(doc) ?? 0) + score);
       // A stop word's implications ("my" → authenticated) add to the score, not to how much of the query matched.

@@ -32,7 +32,8 @@ export function textForms(secrets: readonly string[]): Forms {
   for (const secret of usable(secrets)) {
     anyCase.add(lower(secret));
     // Percent-encoded non-ASCII bytes are not undone (./unescape.ts): looked for as they are.
-    if (/[^\0-\x7f]/.test(secret)) anyCase.add(lower(secret.replace(/[^\0-\x7f]+/g, (text) => encodeURIComponent(text))));
+    if (/[^\0-\x7f]/.test(secret))
+      anyCase.add(lower(secret.replace(/[^\0-\x7f]+/g, (text) => encodeURIComponent(text))));
     for (const bytes of byteForms(secret)) {
       anyCase.add(bytes.toString("hex"));
       for (const core of base64Cores(bytes)) exact.add(core);
@@ -59,9 +60,23 @@ export function latin1Forms(secrets: readonly string[]): Forms {
   return forms({ anyCase: [...more], exact, secrets, escapes });
 }
 
-function forms({ anyCase, exact, secrets, escapes }: { anyCase: string[]; exact: string[]; secrets: readonly string[]; escapes?: RegExp }): Forms {
-  const fold = usable(secrets).some((secret) => secret.includes(" ")) ? (text: string) => lower(text).replaceAll(" ", "+") : lower;
-  const alphabet = [...new Set([...anyCase, ...anyCase.map((form) => form.toUpperCase()), ...exact].join(""))].sort().join("");
+function forms({
+  anyCase,
+  exact,
+  secrets,
+  escapes,
+}: {
+  anyCase: string[];
+  exact: string[];
+  secrets: readonly string[];
+  escapes?: RegExp;
+}): Forms {
+  const fold = usable(secrets).some((secret) => secret.includes(" "))
+    ? (text: string) => lower(text).replaceAll(" ", "+")
+    : lower;
+  const alphabet = [...new Set([...anyCase, ...anyCase.map((form) => form.toUpperCase()), ...exact].join(""))]
+    .sort()
+    .join("");
   return { anyCase: [...new Set(anyCase.map(fold))], fold, exact, escapes: escapes ?? escapesOf(alphabet) };
 }
 

@@ -100,7 +100,8 @@ export class Masker {
     const walk = (item: unknown): unknown => {
       if (typeof item === "string") return this.maskText(item);
       if (Array.isArray(item)) return item.map(walk);
-      if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([k, v]) => [this.maskText(k), walk(v)]));
+      if (item !== null && typeof item === "object")
+        return Object.fromEntries(Object.entries(item).map(([k, v]) => [this.maskText(k), walk(v)]));
       return item;
     };
     return walk(value) as T;
@@ -154,13 +155,24 @@ export function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
 }
 
 /** The one way to shorten a message that may carry a secret: masked first, then cut (marked `…`), no piece left. */
-export function maskClipped({ text, secrets, maxChars }: { text: string; secrets: readonly string[]; maxChars: number }): string {
+export function maskClipped({
+  text,
+  secrets,
+  maxChars,
+}: {
+  text: string;
+  secrets: readonly string[];
+  maxChars: number;
+}): string {
   const clipped = new Masker(secrets).clip(text, maxChars);
   return clipped.cut ? `${clipped.text}…` : clipped.text;
 }
 
 /** The text and each layer of escapes undone under it, with a way back to positions in the text. */
-function* layers(text: string, escapes: RegExp): Generator<{ view: string; start: (i: number) => number; end: (i: number) => number }> {
+function* layers(
+  text: string,
+  escapes: RegExp,
+): Generator<{ view: string; start: (i: number) => number; end: (i: number) => number }> {
   let view = text;
   let start = (i: number): number => i;
   let end = (i: number): number => i;
@@ -181,7 +193,10 @@ function find(text: string, forms: Forms): number[] {
   const found: Array<[number, number]> = [];
   for (const { view, start, end } of layers(text, forms.escapes)) {
     const lowered = forms.fold(view);
-    for (const [haystack, needles] of [[lowered, forms.anyCase], [view, forms.exact]] as const) {
+    for (const [haystack, needles] of [
+      [lowered, forms.anyCase],
+      [view, forms.exact],
+    ] as const) {
       for (const needle of needles) {
         for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length)) {
           found.push([start(at), end(at + needle.length)]);
@@ -212,9 +227,16 @@ function partialStart(text: string, forms: Forms): number {
     const ends = cutShort && cutShort[0].length > 0 ? [view.length, cutShort.index] : [view.length];
     for (const endAt of ends) {
       let from = endAt;
-      for (const [haystack, needles] of [[lowered, forms.anyCase], [view, forms.exact]] as const) {
+      for (const [haystack, needles] of [
+        [lowered, forms.anyCase],
+        [view, forms.exact],
+      ] as const) {
         for (const needle of needles) {
-          for (let length = Math.min(needle.length - 1, endAt); length >= MIN_SECRET_CHARS && endAt - length < from; length--) {
+          for (
+            let length = Math.min(needle.length - 1, endAt);
+            length >= MIN_SECRET_CHARS && endAt - length < from;
+            length--
+          ) {
             if (haystack.startsWith(needle.slice(0, length), endAt - length)) {
               from = endAt - length;
               break;

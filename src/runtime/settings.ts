@@ -10,14 +10,25 @@ import { type Environment, expandVariables } from "../catalog/variables.js";
 import { RUNTIME_OPTIONS, type RuntimeSettings } from "./options.js";
 
 /** The engine settings named as their settings keys (timeoutMs, …); the rest are merged one by one below. */
-const SAME_NAME = RUNTIME_OPTIONS.flatMap((option) => (option.engine && option.setting === option.key ? [option.setting as keyof Settings & keyof RuntimeSettings] : []));
+const SAME_NAME = RUNTIME_OPTIONS.flatMap((option) =>
+  option.engine && option.setting === option.key ? [option.setting as keyof Settings & keyof RuntimeSettings] : [],
+);
 
 /** `given` with what the settings file sets where `given` leaves it out; without a file, `given` alone. */
-export function withSettings({ settings, given }: { settings: Settings | undefined; given: RuntimeSettings }): RuntimeSettings {
+export function withSettings({
+  settings,
+  given,
+}: {
+  settings: Settings | undefined;
+  given: RuntimeSettings;
+}): RuntimeSettings {
   const approval = settings?.approvalTimeoutSeconds;
   const merged: Record<string, unknown> = {
     ...Object.fromEntries(SAME_NAME.map((key) => [key, given[key] ?? settings?.[key]])),
-    policies: [...Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`), ...(given.policies ?? [])],
+    policies: [
+      ...Object.entries(settings?.policy ?? {}).map(([target, decision]) => `${target}=${decision}`),
+      ...(given.policies ?? []),
+    ],
     deniedTools: given.deniedTools ?? settings?.deniedTools,
     approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
     rateLimits: given.rateLimits ?? settings?.rateLimits,
@@ -38,7 +49,15 @@ const FIELDS: Record<string, string[]> = {
  * The environment the engine reads credentials from: `env`, plus the settings file's values under each scheme's
  * variable names. `${VAR}` in a value is read from `env`.
  */
-export function credentialEnvironment({ settings, catalog, env }: { settings: Settings; catalog: Pick<Catalog, "credentials">; env: Environment }): Environment {
+export function credentialEnvironment({
+  settings,
+  catalog,
+  env,
+}: {
+  settings: Settings;
+  catalog: Pick<Catalog, "credentials">;
+  env: Environment;
+}): Environment {
   const entries = Object.entries(settings.credentials ?? {});
   if (entries.length === 0) return env;
   const result: Environment = { ...env };
@@ -47,18 +66,27 @@ export function credentialEnvironment({ settings, catalog, env }: { settings: Se
     const place = `${settings.file}#/credentials/${id}`;
     if (!credential) {
       const known = Object.keys(catalog.credentials);
-      throw new UserError({ code: "E_SETTINGS", message: `${place}: no security scheme '${id}' (the source has: ${known.join(", ") || "none"})` });
+      throw new UserError({
+        code: "E_SETTINGS",
+        message: `${place}: no security scheme '${id}' (the source has: ${known.join(", ") || "none"})`,
+      });
     }
     const values = typeof given === "string" ? { value: given } : given;
     const fields = FIELDS[credential.type] ?? [];
     const stray = Object.keys(values).filter((field) => !fields.includes(field));
     if (stray.length > 0) {
-      throw new UserError({ code: "E_SETTINGS", message: `${place}: ${/^[aeiou]/i.test(credential.type) ? "an" : "a"} ${credential.type} scheme takes ${fields.join(" and ") || "no values"}, not ${stray.join(", ")}` });
+      throw new UserError({
+        code: "E_SETTINGS",
+        message: `${place}: ${/^[aeiou]/i.test(credential.type) ? "an" : "a"} ${credential.type} scheme takes ${fields.join(" and ") || "no values"}, not ${stray.join(", ")}`,
+      });
     }
     const set = (source: ValueSource | undefined, value: string | undefined, field: string): void => {
       if (value === undefined) return;
       if (source === undefined || !("env" in source)) {
-        throw new UserError({ code: "E_SETTINGS", message: `${place}/${field}: scheme '${id}' (${credential.type}) takes no ${field} from settings` });
+        throw new UserError({
+          code: "E_SETTINGS",
+          message: `${place}/${field}: scheme '${id}' (${credential.type}) takes no ${field} from settings`,
+        });
       }
       result[source.env] = expandVariables({ text: value, env, place: `${place}/${field}` });
     };
@@ -78,7 +106,10 @@ export function credentialEnvironment({ settings, catalog, env }: { settings: Se
         set(credential.clientSecret, values.clientSecret, "clientSecret");
         break;
       default:
-        throw new UserError({ code: "E_SETTINGS", message: `${place}: scheme '${id}' is not supported (${credential.reason}); it takes no values` });
+        throw new UserError({
+          code: "E_SETTINGS",
+          message: `${place}: scheme '${id}' is not supported (${credential.reason}); it takes no values`,
+        });
     }
   }
   return result;

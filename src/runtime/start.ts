@@ -28,22 +28,37 @@ export function startEngine(options: StartOptions): Engine {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   const upstreams = checkUpstreamUrls(catalog, { allowInsecureHttp });
-  if (upstreams.errors.length > 0) throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
+  if (upstreams.errors.length > 0)
+    throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
   // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
   for (const warning of upstreams.warnings) log(`WARNING --allow-insecure-http: ${warning}`);
 
-  const needed = options.onlyTools ? { ...catalog, tools: catalog.tools.filter((t) => options.onlyTools?.some((name) => name === t.name || name === t.origin.operationId)) } : catalog;
+  const needed = options.onlyTools
+    ? {
+        ...catalog,
+        tools: catalog.tools.filter((t) =>
+          options.onlyTools?.some((name) => name === t.name || name === t.origin.operationId),
+        ),
+      }
+    : catalog;
   const missing = missingCredentials(needed, env);
   const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
-  if (described && options.requireCredentials) throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
+  if (described && options.requireCredentials)
+    throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
   if (described && !options.onlyTools) {
     const waiting = missing.reduce((sum, group) => sum + group.tools.length, 0);
-    log(`credentials are missing for ${waiting} of ${needed.tools.length} tool${plural(needed.tools.length)}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`);
+    log(
+      `credentials are missing for ${waiting} of ${needed.tools.length} tool${plural(needed.tools.length)}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`,
+    );
     for (const line of described.split("\n")) log(`  ${line}`);
   }
 
   const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? DEFAULT_POLICIES.denyMode };
-  const policies = parsePolicies(options.policies ?? [], catalog.tools.map((t) => t.name), base);
+  const policies = parsePolicies(
+    options.policies ?? [],
+    catalog.tools.map((t) => t.name),
+    base,
+  );
   const audit: AuditLog | undefined = options.auditLog ? openAuditLog(options.auditLog) : undefined;
   return new Engine({
     catalog,

@@ -4,7 +4,16 @@
 
 import type { JsonSchema, Tool } from "../catalog/types.js";
 
-export const FIELD_WEIGHTS = { name: 2, summary: 3, action: 2, tags: 1, path: 1, verb: 1, arguments: 0.5, description: 0.6 } as const;
+export const FIELD_WEIGHTS = {
+  name: 2,
+  summary: 3,
+  action: 2,
+  tags: 1,
+  path: 1,
+  verb: 1,
+  arguments: 0.5,
+  description: 0.6,
+} as const;
 export type Field = keyof typeof FIELD_WEIGHTS;
 export const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 
@@ -25,7 +34,10 @@ const VERBS: Record<string, string> = {
 export function toolText(tool: Tool, definitions: Record<string, JsonSchema>): Record<Field, string> {
   const { description, title } = tool;
   // Descriptions often open with the summary again; it is counted once, in its own field. Links say nothing.
-  const prose = (description.startsWith(title) ? description.slice(title.length) : description).replace(/\bhttps?:\/\/\S+/g, " ");
+  const prose = (description.startsWith(title) ? description.slice(title.length) : description).replace(
+    /\bhttps?:\/\/\S+/g,
+    " ",
+  );
   return {
     name: tool.name,
     summary: title,

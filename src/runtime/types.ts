@@ -8,7 +8,10 @@ import type { ToolAnnotations } from "../catalog/types.js";
 export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "image"; data: string; mimeType: string }
-  | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } | { uri: string; mimeType: string; text: string } };
+  | {
+      type: "resource";
+      resource: { uri: string; mimeType: string; blob: string } | { uri: string; mimeType: string; text: string };
+    };
 
 /** What a tool call returns: MCP's CallToolResult. Failures of the call (not of the protocol) set `isError`. */
 export interface ToolResult {

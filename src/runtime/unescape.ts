@@ -6,17 +6,59 @@
 /** Where an escape begins: a text without any of these has nothing to undo. */
 export const ESCAPE_START = /[%\\&]/;
 /** An escape cut short at the end of a text. */
-export const TRAILING_ESCAPE = /(?:%[0-9a-f]?|\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?)?|&(?:#x?0*[0-9a-f]{0,7}|[a-z][a-z0-9]{0,31})?)$/i;
+export const TRAILING_ESCAPE =
+  /(?:%[0-9a-f]?|\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?)?|&(?:#x?0*[0-9a-f]{0,7}|[a-z][a-z0-9]{0,31})?)$/i;
 
 const SHORT: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "0": "\0" };
 
 /** HTML's names for ASCII characters (and the no-break space); HTML reads the capitalised four without `;` too. */
 const NAMED: Record<string, string> = {
-  Tab: "\t", NewLine: "\n", nbsp: "\u00a0", NonBreakingSpace: "\u00a0", excl: "!", quot: '"', QUOT: '"', num: "#", dollar: "$",
-  percnt: "%", amp: "&", AMP: "&", apos: "'", lpar: "(", rpar: ")", ast: "*", midast: "*", plus: "+", comma: ",",
-  period: ".", sol: "/", colon: ":", semi: ";", lt: "<", LT: "<", equals: "=", gt: ">", GT: ">", quest: "?",
-  commat: "@", lsqb: "[", lbrack: "[", bsol: "\\", rsqb: "]", rbrack: "]", Hat: "^", lowbar: "_", UnderBar: "_",
-  grave: "`", DiacriticalGrave: "`", lcub: "{", lbrace: "{", verbar: "|", vert: "|", VerticalLine: "|", rcub: "}",
+  Tab: "\t",
+  NewLine: "\n",
+  nbsp: "\u00a0",
+  NonBreakingSpace: "\u00a0",
+  excl: "!",
+  quot: '"',
+  QUOT: '"',
+  num: "#",
+  dollar: "$",
+  percnt: "%",
+  amp: "&",
+  AMP: "&",
+  apos: "'",
+  lpar: "(",
+  rpar: ")",
+  ast: "*",
+  midast: "*",
+  plus: "+",
+  comma: ",",
+  period: ".",
+  sol: "/",
+  colon: ":",
+  semi: ";",
+  lt: "<",
+  LT: "<",
+  equals: "=",
+  gt: ">",
+  GT: ">",
+  quest: "?",
+  commat: "@",
+  lsqb: "[",
+  lbrack: "[",
+  bsol: "\\",
+  rsqb: "]",
+  rbrack: "]",
+  Hat: "^",
+  lowbar: "_",
+  UnderBar: "_",
+  grave: "`",
+  DiacriticalGrave: "`",
+  lcub: "{",
+  lbrace: "{",
+  verbar: "|",
+  vert: "|",
+  VerticalLine: "|",
+  rcub: "}",
   rbrace: "}",
 };
 const WITHOUT_SEMICOLON = new Set(["amp", "AMP", "lt", "LT", "gt", "GT", "quot", "QUOT"]);
@@ -31,7 +73,8 @@ function decodeOne(sequence: string): string | undefined {
   }
   const body = sequence.endsWith(";") ? sequence.slice(1, -1) : sequence.slice(1);
   if (body[0] === "#") {
-    const code = body[1] === "x" || body[1] === "X" ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
+    const code =
+      body[1] === "x" || body[1] === "X" ? Number.parseInt(body.slice(2), 16) : Number.parseInt(body.slice(1), 10);
     return code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? undefined : String.fromCodePoint(code);
   }
   if (!sequence.endsWith(";") && !WITHOUT_SEMICOLON.has(body)) return undefined;
@@ -113,12 +156,14 @@ export function escapesOf(alphabet: string): RegExp {
   if (pattern) return pattern;
   const chars = [...new Set(`${alphabet}%\\&`)];
   const ascii = chars.filter((c) => c.charCodeAt(0) < 0x80).map((c) => c.charCodeAt(0).toString(16).padStart(2, "0"));
-  const wide = chars.filter((c) => c.length === 1 && c.charCodeAt(0) >= 0x80).map((c) => c.charCodeAt(0).toString(16).padStart(4, "0"));
+  const wide = chars
+    .filter((c) => c.length === 1 && c.charCodeAt(0) >= 0x80)
+    .map((c) => c.charCodeAt(0).toString(16).padStart(4, "0"));
   const units = [...ascii.map((hex) => `00${hex}`), ...wide];
   const codes = chars.map((c) => c.codePointAt(0)!);
   const names = Object.keys(NAMED).filter((name) => chars.includes(NAMED[name]!));
   const short = Object.keys(SHORT).filter((key) => chars.includes(SHORT[key]!));
-  const plain = chars.filter((c) => c.length === 1 && !/[0-9a-zA-Z]/.test(c) || c === "\\");
+  const plain = chars.filter((c) => (c.length === 1 && !/[0-9a-zA-Z]/.test(c)) || c === "\\");
   const alternatives = [
     ascii.length > 0 ? `%(?:${ascii.join("|")})` : "",
     `\\\\(?:u(?:${units.join("|")})|x(?:${ascii.join("|")})${short.length + plain.length > 0 ? `|[${[...short, ...plain].map(escapeClass).join("")}]` : ""})`,

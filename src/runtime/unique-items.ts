@@ -20,7 +20,13 @@ const check: Check = (schema, data) => {
     const j = seen.get(key);
     if (j !== undefined) {
       // Ajv's own wording and parameters, so a message reads the same as before.
-      check.errors = [{ keyword: "uniqueItems", message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+      check.errors = [
+        {
+          keyword: "uniqueItems",
+          message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
+          params: { i, j },
+        },
+      ];
       return false;
     }
     seen.set(key, i);
@@ -28,7 +34,13 @@ const check: Check = (schema, data) => {
   return true;
 };
 
-const uniqueItems: KeywordDefinition = { keyword: "uniqueItems", type: "array", schemaType: "boolean", errors: true, validate: check };
+const uniqueItems: KeywordDefinition = {
+  keyword: "uniqueItems",
+  type: "array",
+  schemaType: "boolean",
+  errors: true,
+  validate: check,
+};
 
 /**
  * One text per JSON value, equal exactly when the values are (object keys in any order). Recursive: arguments

@@ -32,7 +32,11 @@ export interface Mismatch {
 /** Mismatches found; `partial` when only the first were looked for (the value was too big to look for all). */
 export type Mismatches = Mismatch[] & { partial?: true };
 
-const UNCHECKABLE: Mismatch = { pointer: "", message: "cannot be checked: the schema's chain of $refs is too long for this server", uncheckable: true };
+const UNCHECKABLE: Mismatch = {
+  pointer: "",
+  message: "cannot be checked: the schema's chain of $refs is too long for this server",
+  uncheckable: true,
+};
 type Mode = "first" | "all";
 
 export class Validator {
@@ -64,7 +68,17 @@ export class Validator {
   }
 
   /** The mismatches in one mode, or undefined when the schema cannot be compiled. */
-  private run({ mode, key, schema, value }: { mode: Mode; key: string; schema: JsonSchema; value: unknown }): Mismatch[] | undefined {
+  private run({
+    mode,
+    key,
+    schema,
+    value,
+  }: {
+    mode: Mode;
+    key: string;
+    schema: JsonSchema;
+    value: unknown;
+  }): Mismatch[] | undefined {
     const id = `${mode}:${key}`;
     let validate = this.compiled.get(id);
     try {
@@ -97,17 +111,32 @@ export class Validator {
     const addFormats = (formats.default ?? formats) as (ajv: Ajv2020) => void;
     // ownProperties: an argument or field named `constructor` or `toString` is looked up on the value itself, not
     // found on Object.prototype (which made an omitted optional `constructor` "must be string").
-    const ajv = new Ajv2020({ strict: false, allErrors: mode === "all", logger: false, inlineRefs: false, ownProperties: true, code: { regExp: linearRegExp } });
+    const ajv = new Ajv2020({
+      strict: false,
+      allErrors: mode === "all",
+      logger: false,
+      inlineRefs: false,
+      ownProperties: true,
+      code: { regExp: linearRegExp },
+    });
     addFormats(ajv);
     useLinearUniqueItems(ajv);
     // OpenAPI's own formats: the integer ranges are checked, the others are descriptions.
-    ajv.addFormat("int32", { type: "number", validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
+    ajv.addFormat("int32", {
+      type: "number",
+      validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max,
+    });
     ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isInteger(n) });
     for (const format of ["float", "double", "byte", "binary", "password"]) ajv.addFormat(format, true);
     // The second instance takes the definitions as the first checked them (about a third of the time for GitHub's).
     const checked = Object.keys(this.ajv).length > 0;
     for (const [key, definition] of Object.entries(this.definitions)) {
-      ajv.addSchema(typeof definition === "boolean" ? definition : shared(definition), DEFINITION_PREFIX + key, undefined, !checked);
+      ajv.addSchema(
+        typeof definition === "boolean" ? definition : shared(definition),
+        DEFINITION_PREFIX + key,
+        undefined,
+        !checked,
+      );
     }
     this.ajv[mode] = ajv;
     return ajv;
@@ -124,7 +153,9 @@ const linearRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
     const compiled = compileLinear(pattern);
     // Ajv keys compiled patterns by their text: each must have its own.
     const key = `/${pattern}/u`;
-    return "test" in compiled ? { test: (text: string) => compiled.test.test(text), toString: () => key } : { test: () => true, toString: () => key };
+    return "test" in compiled
+      ? { test: (text: string) => compiled.test.test(text), toString: () => key }
+      : { test: () => true, toString: () => key };
   },
   { code: "linearRegExp" },
 );
@@ -145,7 +176,10 @@ function mismatchOf(error: ErrorObject): Mismatch {
     case "enum": {
       const allowed = params.allowedValues as unknown[];
       const named = allowed.slice(0, ENUM_VALUES_SHOWN).map((v) => JSON.stringify(v));
-      return { pointer, message: `must be one of ${named.join(", ")}${allowed.length > ENUM_VALUES_SHOWN ? `, … (${allowed.length} values in all)` : ""}` };
+      return {
+        pointer,
+        message: `must be one of ${named.join(", ")}${allowed.length > ENUM_VALUES_SHOWN ? `, … (${allowed.length} values in all)` : ""}`,
+      };
     }
     case "type":
       return { pointer, message: `must be ${String(params.type).replaceAll(",", " or ")}` };

@@ -31,7 +31,10 @@ export function narrowCatalog({
   );
   if (baseUrl === undefined) return { ...catalog, tools };
   if (catalog.sources.length > 1) {
-    throw new UserError({ code: "E_OPTION", message: "--base-url applies to a server made from one source; this one has several" });
+    throw new UserError({
+      code: "E_OPTION",
+      message: "--base-url applies to a server made from one source; this one has several",
+    });
   }
   const serverUrl = baseUrl.replace(/\/+$/, "");
   return { ...catalog, tools: tools.map((tool) => ({ ...tool, operation: { ...tool.operation, serverUrl } })) };

@@ -4,7 +4,9 @@
 
 /** Words that say nothing about what a tool does. */
 export const STOP = new Set(
-  "a an the all every me my of for to in on at by with from into as and or but is are was be been being it its this that these those there here can could would should will do does did how what which whom whose when where why i am you we they them he she please want need let some any via using just also then than so very".split(" "),
+  "a an the all every me my of for to in on at by with from into as and or but is are was be been being it its this that these those there here can could would should will do does did how what which whom whose when where why i am you we they them he she please want need let some any via using just also then than so very".split(
+    " ",
+  ),
 );
 
 /** Spellings that mean the same thing, mapped to one (applied to API text and queries alike). */

@@ -46,7 +46,10 @@ function withoutValues(query: string): string {
 
 /** Whether a query asks something ("what…", "how many…", "did…?"): then it wants to read, not to change. */
 export function isQuestion(query: string): boolean {
-  return /^\s*(?:what|what's|which|who|whose|how|when|where|why|did|does|do|is|are|was|were|has|have|can)\b/i.test(query) || /\?\s*$/.test(query);
+  return (
+    /^\s*(?:what|what's|which|who|whose|how|when|where|why|did|does|do|is|are|was|were|has|have|can)\b/i.test(query) ||
+    /\?\s*$/.test(query)
+  );
 }
 
 /** One word of a query: its term (none for a stop word), and the terms of words it implies. */
@@ -72,7 +75,9 @@ export function queryWords(query: string): QueryWord[] {
   }
   // A word the query says outright is not also counted as implied ("bug" implies issue in "bug label on an issue").
   const said = new Set(found.map((word) => word.term?.stem));
-  return found.map((word) => ({ ...word, related: word.related.filter((r) => !said.has(r.stem)) })).filter((word) => word.term || word.related.length > 0);
+  return found
+    .map((word) => ({ ...word, related: word.related.filter((r) => !said.has(r.stem)) }))
+    .filter((word) => word.term || word.related.length > 0);
 }
 
 /** A light stem: plurals, -ing, -ed, -ation and a final -e go, so "creates", "creating" and "created" meet "create". */

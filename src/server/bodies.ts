@@ -48,9 +48,11 @@ export class BodyBudget {
   /** Takes `bytes` for `owner`, or says which limit they would pass (and takes nothing). */
   take({ owner, bytes }: { owner: string | undefined; bytes: number }): string | undefined {
     const { maxPendingBodyBytes, maxPendingBodyBytesPerPrincipal } = this.limits;
-    if (this.total + bytes > maxPendingBodyBytes) return `${maxPendingBodyBytes} bytes of request bodies arriving, all callers together`;
+    if (this.total + bytes > maxPendingBodyBytes)
+      return `${maxPendingBodyBytes} bytes of request bodies arriving, all callers together`;
     const held = owner === undefined ? 0 : (this.byOwner.get(owner) ?? 0);
-    if (owner !== undefined && held + bytes > maxPendingBodyBytesPerPrincipal) return `${maxPendingBodyBytesPerPrincipal} bytes of request bodies arriving for one caller`;
+    if (owner !== undefined && held + bytes > maxPendingBodyBytesPerPrincipal)
+      return `${maxPendingBodyBytesPerPrincipal} bytes of request bodies arriving for one caller`;
     this.total += bytes;
     if (owner !== undefined) this.byOwner.set(owner, held + bytes);
     return undefined;
@@ -78,7 +80,17 @@ export type Body =
  * Reads a request's body within `limit` bytes, holding its bytes in `budget` while it arrives. Stops reading at the
  * first refusal: the rest of the body is left unread, so the caller must close the connection.
  */
-export function readBody({ req, limit, budget, owner }: { req: IncomingMessage; limit: number; budget: BodyBudget; owner: string | undefined }): Promise<Body> {
+export function readBody({
+  req,
+  limit,
+  budget,
+  owner,
+}: {
+  req: IncomingMessage;
+  limit: number;
+  budget: BodyBudget;
+  owner: string | undefined;
+}): Promise<Body> {
   return new Promise((resolve) => {
     if (Number(req.headers["content-length"]) > limit) return resolve({ tooLarge: true });
     const chunks: Buffer[] = [];

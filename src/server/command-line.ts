@@ -10,7 +10,14 @@ import type { ServeMode } from "../runtime/dynamic.js";
 import { DEFAULT_HOST, DEFAULT_PORT, type RuntimeOption } from "../runtime/options.js";
 import { nearMatches } from "../runtime/policy.js";
 import { SERVER_OPTIONS } from "./options.js";
-import { choiceList, fromSettings, type Given, type OptionValues, optionError, readOptionValues } from "./option-values.js";
+import {
+  choiceList,
+  fromSettings,
+  type Given,
+  type OptionValues,
+  optionError,
+  readOptionValues,
+} from "./option-values.js";
 
 /** The options a generated server runs with: what was given, and the table's defaults for the rest it serves with. */
 export interface ServerSettings extends OptionValues {
@@ -43,7 +50,12 @@ export function readServerCommandLine({
   const parsed = readArgs(args);
   if (parsed === "help") return { help: true };
   if (file) refuseGenerationOnly(file);
-  const values = readOptionValues((option) => parsed.get(option.name) ?? fromEnvironment({ option, env }) ?? (file ? fromSettings({ option, file }) : undefined));
+  const values = readOptionValues(
+    (option) =>
+      parsed.get(option.name) ??
+      fromEnvironment({ option, env }) ??
+      (file ? fromSettings({ option, file }) : undefined),
+  );
   return {
     settings: {
       ...values,
@@ -58,11 +70,23 @@ export function readServerCommandLine({
   };
 }
 
-function fromEnvironment({ option, env }: { option: RuntimeOption; env: Record<string, string | undefined> }): Given | undefined {
+function fromEnvironment({
+  option,
+  env,
+}: {
+  option: RuntimeOption;
+  env: Record<string, string | undefined>;
+}): Given | undefined {
   const text = option.env === undefined ? undefined : env[option.env];
   // An empty variable (`MCP_PORT=` in an env file) counts as unset.
   if (text === undefined || text === "") return undefined;
-  const values = option.kind === "list" ? text.split(",").map((v) => v.trim()).filter(Boolean) : [text];
+  const values =
+    option.kind === "list"
+      ? text
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean)
+      : [text];
   return { values, source: option.env! };
 }
 
@@ -77,12 +101,24 @@ function refuseGenerationOnly(file: Settings): void {
 
 /** The command line's options by name, each with its values in order; "help" when help was asked for. */
 function readArgs(args: string[]): Map<string, Given> | "help" {
-  const config = Object.fromEntries(SERVER_OPTIONS.map((o) => [o.name, { type: o.kind === "flag" ? ("boolean" as const) : ("string" as const), multiple: true }]));
-  const { tokens } = parseArgs({ args, options: { ...config, help: { type: "boolean", short: "h" } }, strict: false, allowPositionals: true, tokens: true });
+  const config = Object.fromEntries(
+    SERVER_OPTIONS.map((o) => [
+      o.name,
+      { type: o.kind === "flag" ? ("boolean" as const) : ("string" as const), multiple: true },
+    ]),
+  );
+  const { tokens } = parseArgs({
+    args,
+    options: { ...config, help: { type: "boolean", short: "h" } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   if (tokens.some((t) => t.kind === "option" && t.name === "help")) return "help";
   const found = new Map<string, Given>();
   for (const token of tokens) {
-    if (token.kind === "positional") throw optionError(`unexpected argument '${token.value}': this server takes options only`);
+    if (token.kind === "positional")
+      throw optionError(`unexpected argument '${token.value}': this server takes options only`);
     if (token.kind !== "option") continue;
     const option = SERVER_OPTIONS.find((o) => o.name === token.name);
     if (!option) throw optionError(unknownOption(token.rawName));
@@ -95,14 +131,23 @@ function readArgs(args: string[]): Map<string, Given> | "help" {
 }
 
 function flagValue(token: { rawName: string; value?: string | undefined }): string {
-  if (token.value !== undefined) throw optionError(`${token.rawName} takes no value (it is a flag), not '${token.value}'`);
+  if (token.value !== undefined)
+    throw optionError(`${token.rawName} takes no value (it is a flag), not '${token.value}'`);
   return "true";
 }
 
-function textValue({ token, option }: { token: { rawName: string; value?: string | undefined; inlineValue?: boolean | undefined }; option: RuntimeOption }): string {
+function textValue({
+  token,
+  option,
+}: {
+  token: { rawName: string; value?: string | undefined; inlineValue?: boolean | undefined };
+  option: RuntimeOption;
+}): string {
   // `--port --stateless`: the next option was taken for the value.
   if (token.value === undefined || (!token.inlineValue && token.value.startsWith("--"))) {
-    throw optionError(`--${option.name} needs a value${typeof option.kind === "object" ? `: ${choiceList(option.kind.choices)}` : ""}`);
+    throw optionError(
+      `--${option.name} needs a value${typeof option.kind === "object" ? `: ${choiceList(option.kind.choices)}` : ""}`,
+    );
   }
   return token.value;
 }

@@ -13,7 +13,13 @@ import { jsonToolPage, rawJson } from "./pages.js";
 
 // The SDK's protocol versions (its types.ts), which test/server/early.test.ts checks against the SDK installed.
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
-export const SUPPORTED_PROTOCOL_VERSIONS = [LATEST_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+export const SUPPORTED_PROTOCOL_VERSIONS = [
+  LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
 
 /** What the server declares: tools, and `logging` so a client may set a level (the SDK answers logging/setLevel). */
 export const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
@@ -39,7 +45,10 @@ export interface EarlyOptions {
 }
 
 /** Answers until a request it does not answer, or idle after a listing; `handover` settles then (or at `finish()`). */
-export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }: EarlyOptions): { handover: Promise<Handover>; finish(): void } {
+export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }: EarlyOptions): {
+  handover: Promise<Handover>;
+  finish(): void;
+} {
   const replay: Buffer[] = [];
   let answered: string | number | undefined;
   let pending: Buffer[] = [];
@@ -70,11 +79,20 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
     if (answered === undefined && isInitialize(message)) {
       const requested = message.params.protocolVersion;
       const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-      write(JSON.stringify({ protocolVersion, capabilities: CAPABILITIES, serverInfo, ...(instructions ? { instructions } : {}) }), message.id);
+      write(
+        JSON.stringify({
+          protocolVersion,
+          capabilities: CAPABILITIES,
+          serverInfo,
+          ...(instructions ? { instructions } : {}),
+        }),
+        message.id,
+      );
       answered = message.id;
       return "initialize";
     }
-    if (answered !== undefined && message.method === "notifications/initialized" && !("id" in message)) return "initialize";
+    if (answered !== undefined && message.method === "notifications/initialized" && !("id" in message))
+      return "initialize";
     if (answered === undefined || !isListRequest(message)) return undefined;
     const cursor = message.params?.cursor;
     const page = jsonToolPage({ listing: listing(), tools: () => [], ...(cursor !== undefined ? { cursor } : {}) });
@@ -140,7 +158,9 @@ function isInitialize(message: Message): message is Request<{ protocolVersion: s
     isPlainObject(capabilities) &&
     Object.values(capabilities).every(isPlainObject) &&
     isPlainObject(clientInfo) &&
-    Object.entries(clientInfo).every(([key, value]) => ["name", "version", "title"].includes(key) && typeof value === "string") &&
+    Object.entries(clientInfo).every(
+      ([key, value]) => ["name", "version", "title"].includes(key) && typeof value === "string",
+    ) &&
     typeof clientInfo.name === "string" &&
     typeof clientInfo.version === "string"
   );

@@ -44,7 +44,17 @@ export interface AddressOptionNames {
 }
 
 /** Listens, or fails with a UserError saying what to change. */
-export function listen({ server, host, port, names }: { server: Server; host: string; port: number; names: AddressOptionNames }): Promise<void> {
+export function listen({
+  server,
+  host,
+  port,
+  names,
+}: {
+  server: Server;
+  host: string;
+  port: number;
+  names: AddressOptionNames;
+}): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => reject(listenError({ error, host, port, names }));
     server.once("error", onError);
@@ -55,7 +65,17 @@ export function listen({ server, host, port, names }: { server: Server; host: st
   });
 }
 
-function listenError({ error, host, port, names }: { error: NodeJS.ErrnoException; host: string; port: number; names: AddressOptionNames }): Error {
+function listenError({
+  error,
+  host,
+  port,
+  names,
+}: {
+  error: NodeJS.ErrnoException;
+  host: string;
+  port: number;
+  names: AddressOptionNames;
+}): Error {
   const where = `${bracketed(host)}:${port}`;
   const fail = (message: string): UserError => new UserError({ code: "E_LISTEN", message, cause: error });
   switch (error.code) {
@@ -63,9 +83,13 @@ function listenError({ error, host, port, names }: { error: NodeJS.ErrnoExceptio
       return fail(`port ${port} is in use${isLoopbackHost(host) ? "" : ` on ${host}`}; set ${names.port}`);
     case "EACCES":
     case "EPERM":
-      return fail(`not allowed to listen on ${where}${port < 1024 ? " (ports below 1024 need privileges)" : ""}; set ${names.port}`);
+      return fail(
+        `not allowed to listen on ${where}${port < 1024 ? " (ports below 1024 need privileges)" : ""}; set ${names.port}`,
+      );
     case "EADDRNOTAVAIL":
-      return fail(`cannot listen on ${host}: this machine has no such address; set ${names.host} to one of its addresses (127.0.0.1 for this machine only, 0.0.0.0 for all)`);
+      return fail(
+        `cannot listen on ${host}: this machine has no such address; set ${names.host} to one of its addresses (127.0.0.1 for this machine only, 0.0.0.0 for all)`,
+      );
     case "ENOTFOUND":
     case "EAI_AGAIN":
       return fail(`cannot listen on ${host}: the name does not resolve; set ${names.host} to an address`);

@@ -73,8 +73,14 @@ export function createMcpServer({
     const cursor = request.params?.cursor;
     const listing = provider.listingJson?.();
     const at = cursor !== undefined ? { cursor } : {};
-    const page = listing ? jsonToolPage({ listing, tools: () => provider.listTools(), ...at }) : toolPage({ tools: provider.listTools(), ...at });
-    if (!page) throw new RpcError({ code: ErrorCode.InvalidParams, message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)" });
+    const page = listing
+      ? jsonToolPage({ listing, tools: () => provider.listTools(), ...at })
+      : toolPage({ tools: provider.listTools(), ...at });
+    if (!page)
+      throw new RpcError({
+        code: ErrorCode.InvalidParams,
+        message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)",
+      });
     // A page serialized already is returned as it is: the stdio transport sends its JSON (pages.ts).
     return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
@@ -83,7 +89,10 @@ export function createMcpServer({
     const { name: tool, arguments: args } = request.params;
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
-      throw new RpcError({ code: ErrorCode.InvalidParams, message: `Unknown tool: ${clipText(tool, QUOTED_NAME_CHARS)}` });
+      throw new RpcError({
+        code: ErrorCode.InvalidParams,
+        message: `Unknown tool: ${clipText(tool, QUOTED_NAME_CHARS)}`,
+      });
     // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
     if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
     const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};

@@ -18,14 +18,22 @@ export function endpointAuth({
   const resource = given("auth-resource");
   const issuers = given("auth-issuer");
   const oauth = resource ?? issuers;
-  if (tokenEnv && oauth) throw optionError(`${tokenEnv.source} and ${oauth.source} are two ways of checking clients; choose one`);
+  if (tokenEnv && oauth)
+    throw optionError(`${tokenEnv.source} and ${oauth.source} are two ways of checking clients; choose one`);
   const claim = given("auth-principal-claim");
-  if (claim && !oauth) throw optionError(`${claim.source} applies to OAuth endpoint auth (--auth-resource and --auth-issuer)`);
+  if (claim && !oauth)
+    throw optionError(`${claim.source} applies to OAuth endpoint auth (--auth-resource and --auth-issuer)`);
   const auth = tokenEnv ?? oauth;
-  if (auth && transport !== "http") throw optionError(`${auth.source} applies to HTTP (--transport http): a stdio client is the process that started the server`);
+  if (auth && transport !== "http")
+    throw optionError(
+      `${auth.source} applies to HTTP (--transport http): a stdio client is the process that started the server`,
+    );
   if (tokenEnv) return { type: "static", tokenEnv: tokenEnv.values.at(-1)! };
   if (!oauth) return undefined;
-  if (!resource || !issuers) throw optionError("OAuth endpoint auth needs both --auth-resource <url> and --auth-issuer <url> (or MCP_AUTH_RESOURCE and MCP_AUTH_ISSUER)");
+  if (!resource || !issuers)
+    throw optionError(
+      "OAuth endpoint auth needs both --auth-resource <url> and --auth-issuer <url> (or MCP_AUTH_RESOURCE and MCP_AUTH_ISSUER)",
+    );
   const jwksUrl = given("auth-jwks-url")?.values.at(-1);
   const audience = given("auth-audience")?.values ?? [];
   const scopes = given("auth-scope")?.values ?? [];

@@ -22,7 +22,11 @@ export interface Given {
 export type GivenOption = (option: RuntimeOption) => Given | undefined;
 
 /** The options given, checked; nothing defaulted (a settings file or the engine may still supply a value). */
-export interface OptionValues extends Pick<RuntimeSettings, "timeoutMs" | "maxResponseBytes" | "outputValidation" | "auditLog" | "requireCredentials" | "allowInsecureHttp"> {
+export interface OptionValues
+  extends Pick<
+    RuntimeSettings,
+    "timeoutMs" | "maxResponseBytes" | "outputValidation" | "auditLog" | "requireCredentials" | "allowInsecureHttp"
+  > {
   /** The settings file to read (`--config`). */
   config?: string;
   transport?: "stdio" | "http";
@@ -48,12 +52,19 @@ export function readOptionValues(given: GivenOption): OptionValues {
     const found = given(option);
     if (option.key === undefined || found === undefined) continue;
     if (option.name === "policy") refuseBadPolicies(found);
-    const value = option.kind === "list" ? found.values : checkValue({ kind: option.kind, value: found.values.at(-1), source: found.source });
+    const value =
+      option.kind === "list"
+        ? found.values
+        : checkValue({ kind: option.kind, value: found.values.at(-1), source: found.source });
     const read = option.seconds ? (value as number) * 1000 : value;
     const target = (option.in ? values[option.in] : values) as Record<string, unknown>;
     target[option.key] = read;
   }
-  const auth = endpointAuth({ given: (name) => given(RUNTIME_OPTIONS.find((o) => o.name === name)!), transport: values.transport ?? "stdio", allowInsecureHttp: values.allowInsecureHttp === true });
+  const auth = endpointAuth({
+    given: (name) => given(RUNTIME_OPTIONS.find((o) => o.name === name)!),
+    transport: values.transport ?? "stdio",
+    allowInsecureHttp: values.allowInsecureHttp === true,
+  });
   if (auth) values.auth = auth;
   return values;
 }
@@ -63,7 +74,10 @@ export function readOptionValues(given: GivenOption): OptionValues {
  * the file's come first and the command line's after them (runtime/settings.ts), rather than instead.
  */
 export function fromSettings({ option, file }: { option: RuntimeOption; file: Settings }): Given | undefined {
-  const value = option.setting === undefined || option.name === "policy" ? undefined : (file as unknown as Record<string, unknown>)[option.setting];
+  const value =
+    option.setting === undefined || option.name === "policy"
+      ? undefined
+      : (file as unknown as Record<string, unknown>)[option.setting];
   if (value === undefined) return undefined;
   const values = Array.isArray(value) ? value.map(String) : [String(value)];
   return { values, source: `${file.file}#/${option.setting}` };
@@ -71,13 +85,25 @@ export function fromSettings({ option, file }: { option: RuntimeOption; file: Se
 
 function refuseBadPolicies(found: Given): void {
   for (const entry of found.values.flatMap((v) => v.split(","))) {
-    if (!DECISION.test(entry)) throw optionError(`${found.source}: '${entry.trim()}' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)`);
+    if (!DECISION.test(entry))
+      throw optionError(
+        `${found.source}: '${entry.trim()}' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)`,
+      );
   }
 }
 
 /** A value checked against its kind: a number for numbers, a boolean for flags, the text otherwise. */
-export function checkValue({ kind, value = "", source }: { kind: OptionKind; value?: string | undefined; source: string }): string | number | boolean {
-  const wrong = (expected: string, hint = ""): UserError => optionError(`${source} must be ${expected}, not '${value}'${hint}`);
+export function checkValue({
+  kind,
+  value = "",
+  source,
+}: {
+  kind: OptionKind;
+  value?: string | undefined;
+  source: string;
+}): string | number | boolean {
+  const wrong = (expected: string, hint = ""): UserError =>
+    optionError(`${source} must be ${expected}, not '${value}'${hint}`);
   if (kind === "flag") {
     if (value === "true" || value === "false") return value === "true";
     throw wrong("true or false");

@@ -11,7 +11,13 @@ export const SERVER_OPTIONS: readonly ServerOption[] = RUNTIME_OPTIONS.filter((o
 
 /** `node dist/index.js --help`: every option with its variable. */
 export function serverUsage({ name, command = "node dist/index.js" }: { name: string; command?: string }): string {
-  const rows = [...SERVER_OPTIONS.map((option) => ({ left: optionFlags(option), right: `${optionHelp(option)}${option.env ? ` [${option.env}]` : ""}` })), { left: "-h, --help", right: "show this help" }];
+  const rows = [
+    ...SERVER_OPTIONS.map((option) => ({
+      left: optionFlags(option),
+      right: `${optionHelp(option)}${option.env ? ` [${option.env}]` : ""}`,
+    })),
+    { left: "-h, --help", right: "show this help" },
+  ];
   const width = Math.max(...rows.map((row) => row.left.length)) + 2;
   return [
     `${name}: an MCP server (stdio by default).`,

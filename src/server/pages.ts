@@ -33,8 +33,23 @@ const paged = new WeakMap<object, Paged>();
  * listing gave out. A cursor holds the page's first index and a hash of the listing's names: opaque to clients,
  * the same for the same listing on every run, and refused by a server listing other tools.
  */
-export function toolPage({ tools, cursor, maxBytes = MAX_PAGE_BYTES }: { tools: readonly ServedTool[]; cursor?: string; maxBytes?: number }): ToolPage | undefined {
-  const range = pageRange({ listing: tools, names: () => tools.map((t) => t.name), sizes: (i) => Buffer.byteLength(JSON.stringify(tools[i])), count: tools.length, cursor, maxBytes });
+export function toolPage({
+  tools,
+  cursor,
+  maxBytes = MAX_PAGE_BYTES,
+}: {
+  tools: readonly ServedTool[];
+  cursor?: string;
+  maxBytes?: number;
+}): ToolPage | undefined {
+  const range = pageRange({
+    listing: tools,
+    names: () => tools.map((t) => t.name),
+    sizes: (i) => Buffer.byteLength(JSON.stringify(tools[i])),
+    count: tools.length,
+    cursor,
+    maxBytes,
+  });
   if (!range) return undefined;
   const page: ToolPage = { tools: tools.slice(range.start, range.end) };
   if (range.nextCursor) page.nextCursor = range.nextCursor;
@@ -45,9 +60,26 @@ export function toolPage({ tools, cursor, maxBytes = MAX_PAGE_BYTES }: { tools: 
  * The same page of a listing serialized once (ListingJson), as a result whose JSON the stdio transport sends as it
  * is (see `rawJson`); its `tools` are parsed only if something reads them (the HTTP transport serializing it).
  */
-export function jsonToolPage({ listing, tools, cursor, maxBytes = MAX_PAGE_BYTES }: { listing: ListingJson; tools: () => readonly ServedTool[]; cursor?: string; maxBytes?: number }): ToolPage | undefined {
+export function jsonToolPage({
+  listing,
+  tools,
+  cursor,
+  maxBytes = MAX_PAGE_BYTES,
+}: {
+  listing: ListingJson;
+  tools: () => readonly ServedTool[];
+  cursor?: string;
+  maxBytes?: number;
+}): ToolPage | undefined {
   const { names, texts } = listing;
-  const range = pageRange({ listing, names: () => names, sizes: (i) => Buffer.byteLength(texts[i]!), count: texts.length, cursor, maxBytes });
+  const range = pageRange({
+    listing,
+    names: () => names,
+    sizes: (i) => Buffer.byteLength(texts[i]!),
+    count: texts.length,
+    cursor,
+    maxBytes,
+  });
   if (!range) return undefined;
   const { start, end, nextCursor } = range;
   const page = {} as ToolPage;
@@ -99,7 +131,9 @@ function pageRange({
     }
     state.ends.set(start, end);
   }
-  return end < count ? { start, end, nextCursor: Buffer.from(`${end}.${state.fingerprint}`).toString("base64url") } : { start, end };
+  return end < count
+    ? { start, end, nextCursor: Buffer.from(`${end}.${state.fingerprint}`).toString("base64url") }
+    : { start, end };
 }
 
 function startOf(cursor: string, fingerprint: string): number | undefined {

@@ -4,7 +4,11 @@
 // refused with a wait to retry after. With endpoint auth the cap is also per verified principal, so one token
 // cannot take every slot.
 
-import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_PRINCIPAL, DEFAULT_SESSION_IDLE_SECONDS } from "../runtime/options.js";
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+  DEFAULT_SESSION_IDLE_SECONDS,
+} from "../runtime/options.js";
 
 export interface SessionLimits {
   /** A session with no request open for this long is closed (ms). Default 30 minutes. */
@@ -42,7 +46,10 @@ export class SessionTable {
   /** Caps whose refusals were logged (`""` for the global one): said once per time full, not once per request. */
   private readonly fullLogged = new Set<string>();
 
-  constructor(limits: SessionLimits = {}, private readonly log: (line: string) => void = () => {}) {
+  constructor(
+    limits: SessionLimits = {},
+    private readonly log: (line: string) => void = () => {},
+  ) {
     this.limits = { ...DEFAULT_SESSION_LIMITS, ...limits };
   }
 
@@ -54,7 +61,11 @@ export class SessionTable {
   admit(owner: string | undefined): Admission {
     const { maxSessions, maxSessionsPerPrincipal } = this.limits;
     if (this.slots.size >= maxSessions) {
-      return this.refuse({ key: "", owner: undefined, message: `Too many open sessions (${maxSessions}); retry later` });
+      return this.refuse({
+        key: "",
+        owner: undefined,
+        message: `Too many open sessions (${maxSessions}); retry later`,
+      });
     }
     if (owner !== undefined && (this.owned.get(owner) ?? 0) >= maxSessionsPerPrincipal) {
       const message = `Too many open sessions for this caller (${maxSessionsPerPrincipal}); end unused ones (DELETE) or retry later`;
@@ -109,7 +120,8 @@ export class SessionTable {
     const { idleTimeoutMs } = this.limits;
     let soonest = Date.now() + idleTimeoutMs;
     for (const slot of this.slots) {
-      if (slot.busy === 0 && (owner === undefined || slot.owner === owner)) soonest = Math.min(soonest, slot.idleSince + idleTimeoutMs);
+      if (slot.busy === 0 && (owner === undefined || slot.owner === owner))
+        soonest = Math.min(soonest, slot.idleSince + idleTimeoutMs);
     }
     return Math.max(1, Math.ceil((soonest - Date.now()) / 1000));
   }

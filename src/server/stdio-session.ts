@@ -22,7 +22,17 @@ export interface SessionOptions {
   answered?: string | number | undefined;
 }
 
-export async function serveSession({ provider, name, version, instructions, graceMs, log, stdin, stdout, answered }: SessionOptions): Promise<StdioHandle> {
+export async function serveSession({
+  provider,
+  name,
+  version,
+  instructions,
+  graceMs,
+  log,
+  stdin,
+  stdout,
+  answered,
+}: SessionOptions): Promise<StdioHandle> {
   const calls = new CallTracker();
   const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
   const transport = new ListingTransport({ stdin, stdout, answered, log });
@@ -64,7 +74,12 @@ class ListingTransport extends StdioServerTransport {
   private answered: string | number | undefined;
   private readonly log: (line: string) => void;
 
-  constructor({ stdin, stdout, answered, log }: { stdin: Readable; stdout: Writable; answered: string | number | undefined; log: (line: string) => void }) {
+  constructor({
+    stdin,
+    stdout,
+    answered,
+    log,
+  }: { stdin: Readable; stdout: Writable; answered: string | number | undefined; log: (line: string) => void }) {
     super(stdin, stdout);
     this.out = stdout;
     this.answered = answered;
@@ -72,10 +87,16 @@ class ListingTransport extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    if (this.answered !== undefined && "id" in message && message.id === this.answered && ("result" in message || "error" in message)) {
+    if (
+      this.answered !== undefined &&
+      "id" in message &&
+      message.id === this.answered &&
+      ("result" in message || "error" in message)
+    ) {
       this.answered = undefined;
       // The early answer's checks are the SDK's or stricter, so this would be a bug: said, not sent twice.
-      if ("error" in message) this.log(`mcp: the SDK refused an initialize request answered early: ${message.error.message}`);
+      if ("error" in message)
+        this.log(`mcp: the SDK refused an initialize request answered early: ${message.error.message}`);
       return Promise.resolve();
     }
     const raw = "result" in message ? rawJson(message.result) : undefined;

@@ -45,7 +45,13 @@ export async function serveStdio({
   // Lines bounded as over HTTP (a response to an unknown request id would be logged whole).
   const log = boundedLog(write);
   const restoreConsole = stdout === process.stdout ? rerouteConsole() : () => {};
-  const start = async ({ input, answered }: { input: Readable; answered?: string | number | undefined }): Promise<StdioHandle> => {
+  const start = async ({
+    input,
+    answered,
+  }: {
+    input: Readable;
+    answered?: string | number | undefined;
+  }): Promise<StdioHandle> => {
     ready();
     const { serveSession } = await import("./stdio-session.js");
     return serveSession({ provider, name, version, instructions, graceMs, log, stdin: input, stdout, answered });
@@ -55,7 +61,13 @@ export async function serveStdio({
   let finishEarly = (): void => {};
   const listing = provider.listingJson?.bind(provider);
   if (early && listing) {
-    const answers = answerEarly({ stdin, stdout, serverInfo: { name, version }, ...(instructions ? { instructions } : {}), listing });
+    const answers = answerEarly({
+      stdin,
+      stdout,
+      serverInfo: { name, version },
+      ...(instructions ? { instructions } : {}),
+      listing,
+    });
     session = answers.handover.then(({ replay, answered, ended }) => {
       // What the early answers read is read again by the SDK, then the rest of stdin.
       const input = new PassThrough();

@@ -6,7 +6,11 @@ import { annotationsFor, classify } from "../../src/catalog/effects.js";
 import type { HttpMethod, SideEffect } from "../../src/catalog/types.js";
 
 describe("classify", () => {
-  it.each<{ method: HttpMethod; given: { effect?: SideEffect; readOnlyHint?: boolean; destructiveHint?: boolean }; want: SideEffect }>([
+  it.each<{
+    method: HttpMethod;
+    given: { effect?: SideEffect; readOnlyHint?: boolean; destructiveHint?: boolean };
+    want: SideEffect;
+  }>([
     { method: "GET", given: {}, want: "read" },
     { method: "POST", given: {}, want: "write" },
     { method: "DELETE", given: {}, want: "destructive" },
@@ -32,7 +36,9 @@ describe("classify", () => {
       idempotentHint: false,
       openWorldHint: true,
     });
-    expect(annotationsFor({ method: "POST", title: "t", effect: "destructive", idempotentHint: true, openWorldHint: false })).toMatchObject({
+    expect(
+      annotationsFor({ method: "POST", title: "t", effect: "destructive", idempotentHint: true, openWorldHint: false }),
+    ).toMatchObject({
       readOnlyHint: false,
       destructiveHint: true,
       idempotentHint: true,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type Filterable, globToRegExp, parseFilter, parseFilters, passes } from "../../src/catalog/filter.js";
 
-const pet: Filterable = { tags: ["Pets", "public"], operationId: "getPet", name: "getPet", path: "/pets/{petId}", method: "GET" };
+const pet: Filterable = {
+  tags: ["Pets", "public"],
+  operationId: "getPet",
+  name: "getPet",
+  path: "/pets/{petId}",
+  method: "GET",
+};
 
 describe("filters", () => {
   it.each([
@@ -38,6 +44,8 @@ describe("filters", () => {
   });
 
   it.each(["pets", "tag:", "verb:GET", ":x"])("refuses '%s' with a message listing the forms", (text) => {
-    expect(() => parseFilter(text, "--include")).toThrow(/--include: '.*' is not a filter; use tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB/);
+    expect(() => parseFilter(text, "--include")).toThrow(
+      /--include: '.*' is not a filter; use tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB/,
+    );
   });
 });

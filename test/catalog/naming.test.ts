@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { baseToolName, fitName, NameRegistry, nameFromRoute, sanitizeName, TOOL_NAME_PATTERN } from "../../src/catalog/naming.js";
+import {
+  baseToolName,
+  fitName,
+  NameRegistry,
+  nameFromRoute,
+  sanitizeName,
+  TOOL_NAME_PATTERN,
+} from "../../src/catalog/naming.js";
 
 describe("tool names", () => {
   it.each([
@@ -26,7 +33,9 @@ describe("tool names", () => {
   });
 
   it("namespaces names from a manifest source", () => {
-    expect(baseToolName({ operationId: "search_cars", method: "GET", path: "/cars", namespace: "cars" }).name).toBe("cars__search_cars");
+    expect(baseToolName({ operationId: "search_cars", method: "GET", path: "/cars", namespace: "cars" }).name).toBe(
+      "cars__search_cars",
+    );
   });
 
   it("shortens long names to 64 characters with a hash of the whole name, the same on every run", () => {

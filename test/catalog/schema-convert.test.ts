@@ -23,29 +23,78 @@ function convert({
   const converter = new SchemaConverter({ root, dialect, file: "spec.yaml", definitions, diagnostics });
   const out = converter.convert(schema, { direction, pointer: "/x", inline });
   // Whatever comes out must compile as a self-contained 2020-12 schema.
-  new Ajv2020({ strict: true, strictTuples: false, strictTypes: false, allowUnionTypes: true, validateFormats: false }).compile(new DefinitionIndex(definitions).selfContained(out) as object);
+  new Ajv2020({
+    strict: true,
+    strictTuples: false,
+    strictTypes: false,
+    allowUnionTypes: true,
+    validateFormats: false,
+  }).compile(new DefinitionIndex(definitions).selfContained(out) as object);
   return { out, definitions, diagnostics };
 }
 
 describe("schema conversion to JSON Schema 2020-12", () => {
   it.each<{ name: string; dialect?: SchemaDialect; given: unknown; want: unknown }>([
     { name: "nullable string (3.0)", given: { type: "string", nullable: true }, want: { type: ["string", "null"] } },
-    { name: "nullable enum keeps null", given: { type: "string", enum: ["a"], nullable: true }, want: { type: ["string", "null"], enum: ["a", null] } },
-    { name: "nullable allOf", given: { allOf: [{ type: "string" }], nullable: true }, want: { anyOf: [{ allOf: [{ type: "string" }] }, { type: "null" }] } },
-    { name: "x-nullable (2.0)", dialect: "oas2", given: { type: "integer", "x-nullable": true }, want: { type: ["integer", "null"] } },
-    { name: "boolean exclusiveMinimum", given: { type: "number", minimum: 5, exclusiveMinimum: true }, want: { type: "number", exclusiveMinimum: 5 } },
-    { name: "false exclusiveMaximum", given: { type: "number", maximum: 9, exclusiveMaximum: false }, want: { type: "number", maximum: 9 } },
-    { name: "example becomes examples", given: { type: "string", example: "Rex" }, want: { type: "string", examples: ["Rex"] } },
+    {
+      name: "nullable enum keeps null",
+      given: { type: "string", enum: ["a"], nullable: true },
+      want: { type: ["string", "null"], enum: ["a", null] },
+    },
+    {
+      name: "nullable allOf",
+      given: { allOf: [{ type: "string" }], nullable: true },
+      want: { anyOf: [{ allOf: [{ type: "string" }] }, { type: "null" }] },
+    },
+    {
+      name: "x-nullable (2.0)",
+      dialect: "oas2",
+      given: { type: "integer", "x-nullable": true },
+      want: { type: ["integer", "null"] },
+    },
+    {
+      name: "boolean exclusiveMinimum",
+      given: { type: "number", minimum: 5, exclusiveMinimum: true },
+      want: { type: "number", exclusiveMinimum: 5 },
+    },
+    {
+      name: "false exclusiveMaximum",
+      given: { type: "number", maximum: 9, exclusiveMaximum: false },
+      want: { type: "number", maximum: 9 },
+    },
+    {
+      name: "example becomes examples",
+      given: { type: "string", example: "Rex" },
+      want: { type: "string", examples: ["Rex"] },
+    },
     {
       name: "descriptions, defaults, enums and formats carry over",
       given: { type: "string", description: "d", default: "a", enum: ["a", "b"], format: "uuid", title: "T" },
       want: { type: "string", description: "d", default: "a", enum: ["a", "b"], format: "uuid", title: "T" },
     },
-    { name: "3.1 type arrays and const", dialect: "oas31", given: { type: ["string", "null"], const: "x", examples: ["x"] }, want: { type: ["string", "null"], const: "x", examples: ["x"] } },
+    {
+      name: "3.1 type arrays and const",
+      dialect: "oas31",
+      given: { type: ["string", "null"], const: "x", examples: ["x"] },
+      want: { type: ["string", "null"], const: "x", examples: ["x"] },
+    },
     { name: "Swagger file type", dialect: "oas2", given: { type: "file" }, want: { type: "string", format: "binary" } },
-    { name: "draft-04 tuple", given: { type: "array", items: [{ type: "string" }, { type: "integer" }] }, want: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] } },
-    { name: "vendor and doc fields dropped", given: { type: "object", "x-foo": 1, xml: { name: "a" }, externalDocs: { url: "u" } }, want: { type: "object" } },
-    { name: "boolean property schemas become objects", dialect: "oas31", given: { type: "object", properties: { a: true, b: false } }, want: { type: "object", properties: { a: {}, b: { not: {} } } } },
+    {
+      name: "draft-04 tuple",
+      given: { type: "array", items: [{ type: "string" }, { type: "integer" }] },
+      want: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] },
+    },
+    {
+      name: "vendor and doc fields dropped",
+      given: { type: "object", "x-foo": 1, xml: { name: "a" }, externalDocs: { url: "u" } },
+      want: { type: "object" },
+    },
+    {
+      name: "boolean property schemas become objects",
+      dialect: "oas31",
+      given: { type: "object", properties: { a: true, b: false } },
+      want: { type: "object", properties: { a: {}, b: { not: {} } } },
+    },
     { name: "required: true (draft 3) dropped", given: { type: "string", required: true }, want: { type: "string" } },
   ])("$name", ({ dialect, given, want }) => {
     expect(convert({ schema: given, ...(dialect ? { dialect } : {}) }).out).toEqual(want);
@@ -61,17 +110,36 @@ describe("schema conversion to JSON Schema 2020-12", () => {
     const { out, diagnostics } = convert({ schema: given });
     expect(out).toEqual(want);
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ severity: "warning", code: "lossy-schema", file: "spec.yaml", pointer: `/x/${keyword}` });
+    expect(diagnostics[0]).toMatchObject({
+      severity: "warning",
+      code: "lossy-schema",
+      file: "spec.yaml",
+      pointer: `/x/${keyword}`,
+    });
   });
 
   it.each([
-    { name: "a lookahead", pattern: "^(?!aws:).+$", says: "cannot run in linear time (RE2: invalid or unsupported Perl syntax: `(?!`); the server does not check it" },
-    { name: "a backreference", pattern: "^(a)\\1$", says: "cannot run in linear time (RE2: invalid escape sequence: `\\1`); the server does not check it" },
-    { name: "a count above 1,000", pattern: "^[a-z]{0,4096}$", says: "repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds" },
+    {
+      name: "a lookahead",
+      pattern: "^(?!aws:).+$",
+      says: "cannot run in linear time (RE2: invalid or unsupported Perl syntax: `(?!`); the server does not check it",
+    },
+    {
+      name: "a backreference",
+      pattern: "^(a)\\1$",
+      says: "cannot run in linear time (RE2: invalid escape sequence: `\\1`); the server does not check it",
+    },
+    {
+      name: "a count above 1,000",
+      pattern: "^[a-z]{0,4096}$",
+      says: "repeats more than 1,000 times, RE2's limit; the server checks it without those upper bounds",
+    },
   ])("keeps a pattern RE2 cannot run as written ($name), with a warning naming it", ({ pattern, says }) => {
     const { out, diagnostics } = convert({ schema: { type: "string", pattern } });
     expect(out).toEqual({ type: "string", pattern });
-    expect(diagnostics).toEqual([expect.objectContaining({ severity: "warning", code: "pattern-not-enforced", pointer: "/x/pattern" })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ severity: "warning", code: "pattern-not-enforced", pointer: "/x/pattern" }),
+    ]);
     expect(diagnostics[0]!.message).toContain(says);
   });
 
@@ -79,14 +147,20 @@ describe("schema conversion to JSON Schema 2020-12", () => {
     const schema = { type: "object", patternProperties: { "^(?!x-)": { type: "string" }, "^x-": { type: "integer" } } };
     const { out, diagnostics } = convert({ schema, dialect: "oas31" });
     expect(out).toEqual({ type: "object", patternProperties: { "^x-": { type: "integer" } } });
-    expect(diagnostics).toEqual([expect.objectContaining({ code: "pattern-not-enforced", pointer: "/x/patternProperties/^(?!x-)" })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: "pattern-not-enforced", pointer: "/x/patternProperties/^(?!x-)" }),
+    ]);
   });
 
   it("leaves readOnly properties out of inputs and writeOnly ones out of outputs, with their required entries", () => {
     const schema = {
       type: "object",
       required: ["id", "name", "password"],
-      properties: { id: { type: "string", readOnly: true }, name: { type: "string" }, password: { type: "string", writeOnly: true } },
+      properties: {
+        id: { type: "string", readOnly: true },
+        name: { type: "string" },
+        password: { type: "string", writeOnly: true },
+      },
     };
     expect(convert({ schema, direction: "input" }).out).toEqual({
       type: "object",
@@ -102,7 +176,10 @@ describe("schema conversion to JSON Schema 2020-12", () => {
 
   it("sees readOnly on the schema a property refers to", () => {
     const root = { components: { schemas: { Id: { type: "string", readOnly: true } } } };
-    const schema = { type: "object", properties: { id: { $ref: "#/components/schemas/Id" }, name: { type: "string" } } };
+    const schema = {
+      type: "object",
+      properties: { id: { $ref: "#/components/schemas/Id" }, name: { type: "string" } },
+    };
     expect(convert({ schema, root }).out).toEqual({ type: "object", properties: { name: { type: "string" } } });
   });
 
@@ -111,7 +188,10 @@ describe("schema conversion to JSON Schema 2020-12", () => {
       components: {
         schemas: {
           Tag: { type: "string" },
-          Pet: { type: "object", properties: { id: { type: "integer", readOnly: true }, tag: { $ref: "#/components/schemas/Tag" } } },
+          Pet: {
+            type: "object",
+            properties: { id: { type: "integer", readOnly: true }, tag: { $ref: "#/components/schemas/Tag" } },
+          },
           Owner: { type: "object", properties: { pet: { $ref: "#/components/schemas/Pet" } } },
         },
       },
@@ -124,7 +204,10 @@ describe("schema conversion to JSON Schema 2020-12", () => {
       Tag: { type: "string" },
     });
     const output = convert({ schema: { $ref: "#/components/schemas/Pet" }, root, direction: "output" });
-    expect(output.definitions["Pet.output"]).toEqual({ type: "object", properties: { id: { type: "integer" }, tag: { $ref: "#/$defs/Tag" } } });
+    expect(output.definitions["Pet.output"]).toEqual({
+      type: "object",
+      properties: { id: { type: "integer" }, tag: { $ref: "#/$defs/Tag" } },
+    });
   });
 
   it("tells direction apart through cycles", () => {
@@ -133,7 +216,10 @@ describe("schema conversion to JSON Schema 2020-12", () => {
       components: {
         schemas: {
           A: { type: "object", properties: { b: { $ref: "#/components/schemas/B" } } },
-          B: { type: "object", properties: { a: { $ref: "#/components/schemas/A" }, id: { type: "string", readOnly: true } } },
+          B: {
+            type: "object",
+            properties: { a: { $ref: "#/components/schemas/A" }, id: { type: "string", readOnly: true } },
+          },
         },
       },
     };
@@ -143,9 +229,21 @@ describe("schema conversion to JSON Schema 2020-12", () => {
   });
 
   it("expresses recursion with $defs, never by unbounded inlining", () => {
-    const root = { components: { schemas: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } } } } } };
+    const root = {
+      components: {
+        schemas: {
+          Node: {
+            type: "object",
+            properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } },
+          },
+        },
+      },
+    };
     const { out, definitions } = convert({ schema: { $ref: "#/components/schemas/Node" }, root, inline: true });
-    expect(out).toEqual({ type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } } });
+    expect(out).toEqual({
+      type: "object",
+      properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+    });
     expect(definitions.Node).toEqual(out);
     const self = new DefinitionIndex(definitions).selfContained(out);
     const validate = new Ajv2020().compile(self as object);
@@ -154,7 +252,11 @@ describe("schema conversion to JSON Schema 2020-12", () => {
   });
 
   it("tells each oneOf branch which discriminator value selects it", () => {
-    const root = { components: { schemas: { Dog: { type: "object", properties: { kind: { type: "string" } } }, Cat: { type: "object" } } } };
+    const root = {
+      components: {
+        schemas: { Dog: { type: "object", properties: { kind: { type: "string" } } }, Cat: { type: "object" } },
+      },
+    };
     const schema = {
       oneOf: [{ $ref: "#/components/schemas/Dog" }, { $ref: "#/components/schemas/Cat" }],
       discriminator: { propertyName: "kind", mapping: { dog: "#/components/schemas/Dog", doggo: "Dog" } },
@@ -171,21 +273,39 @@ describe("schema conversion to JSON Schema 2020-12", () => {
   it("keeps $ref siblings in 3.1 and only the description in 3.0", () => {
     const root = { components: { schemas: { S: { type: "string" } } } };
     const schema = { $ref: "#/components/schemas/S", description: "why", maxLength: 3 };
-    expect(convert({ schema, root, dialect: "oas31" }).out).toEqual({ $ref: "#/$defs/S", description: "why", maxLength: 3 });
+    expect(convert({ schema, root, dialect: "oas31" }).out).toEqual({
+      $ref: "#/$defs/S",
+      description: "why",
+      maxLength: 3,
+    });
     expect(convert({ schema, root, dialect: "oas30" }).out).toEqual({ $ref: "#/$defs/S", description: "why" });
-    expect(convert({ schema: { $ref: "#/components/schemas/S", nullable: true }, root }).out).toEqual({ anyOf: [{ $ref: "#/$defs/S" }, { type: "null" }] });
+    expect(convert({ schema: { $ref: "#/components/schemas/S", nullable: true }, root }).out).toEqual({
+      anyOf: [{ $ref: "#/$defs/S" }, { type: "null" }],
+    });
   });
 
   it("reports a $ref that leads nowhere as an error naming its place", () => {
-    const { out, diagnostics } = convert({ schema: { type: "object", properties: { a: { $ref: "#/components/schemas/Missing" } } } });
+    const { out, diagnostics } = convert({
+      schema: { type: "object", properties: { a: { $ref: "#/components/schemas/Missing" } } },
+    });
     expect(out).toEqual({ type: "object", properties: { a: {} } });
     expect(diagnostics).toEqual([
-      expect.objectContaining({ severity: "error", code: "unresolved-ref", file: "spec.yaml", pointer: "/x/properties/a/$ref", message: expect.stringContaining("#/components/schemas/Missing") }),
+      expect.objectContaining({
+        severity: "error",
+        code: "unresolved-ref",
+        file: "spec.yaml",
+        pointer: "/x/properties/a/$ref",
+        message: expect.stringContaining("#/components/schemas/Missing"),
+      }),
     ]);
   });
 
   it("keeps property names that are also Object.prototype names as own data", () => {
-    const { out } = convert({ schema: JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}') });
+    const { out } = convert({
+      schema: JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}',
+      ),
+    });
     const properties = (out as { properties: Record<string, unknown> }).properties;
     expect(Object.keys(properties)).toEqual(["__proto__", "constructor"]);
     expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
@@ -193,7 +313,9 @@ describe("schema conversion to JSON Schema 2020-12", () => {
 
   it("reads keywords named like Object.prototype members as unknown keywords, left out", () => {
     // `__proto__` once crashed the load (a TypeError); `constructor` and `toString` were copied into the schema.
-    const schema = JSON.parse('{"type":"string","__proto__":{"type":"integer"},"constructor":1,"toString":"x","hasOwnProperty":true}');
+    const schema = JSON.parse(
+      '{"type":"string","__proto__":{"type":"integer"},"constructor":1,"toString":"x","hasOwnProperty":true}',
+    );
     expect(convert({ schema }).out).toEqual({ type: "string" });
   });
 });

@@ -38,8 +38,16 @@ const entries = (): string[] => {
 
 /** Every tools/list answer of one start, as the server wrote them, following cursors. */
 async function listing(args: string[], env: Record<string, string> = {}): Promise<{ pages: string[]; stderr: string }> {
-  const peer = await startPeer({ command: process.execPath, args: [CLI, "serve", ...args], env: { XDG_CACHE_HOME: home, ...env } });
-  await peer.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cache-test", version: "0" } });
+  const peer = await startPeer({
+    command: process.execPath,
+    args: [CLI, "serve", ...args],
+    env: { XDG_CACHE_HOME: home, ...env },
+  });
+  await peer.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "cache-test", version: "0" },
+  });
   peer.notify("notifications/initialized");
   const pages: string[] = [];
   let cursor: string | undefined;
@@ -61,12 +69,25 @@ function largeSpec(): string {
       get: {
         operationId: `getThing${i}`,
         description: `Thing ${i}. ${"Lorem ipsum dolor sit amet. ".repeat(143)}`,
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } } } },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } },
+          },
+        },
       },
     };
   }
   const file = join(work, "large.json");
-  writeFileSync(file, JSON.stringify({ openapi: "3.0.3", info: { title: "Large", version: "1" }, servers: [{ url: "https://large.example.com" }], paths }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      openapi: "3.0.3",
+      info: { title: "Large", version: "1" },
+      servers: [{ url: "https://large.example.com" }],
+      paths,
+    }),
+  );
   return file;
 }
 
@@ -131,9 +152,15 @@ describe("an entry whose schemas are read after the first answers", () => {
     const body = lines.slice(1).join("\n");
     writeFileSync(file, `${lines[0]!.replace(/ [0-9a-f]{64}$/, "")} ${digestOf(body)}\n${body}`);
 
-    const peer = await startPeer({ command: process.execPath, args: [CLI, "serve", PETSTORE], env: { XDG_CACHE_HOME: home, API_KEY_API_KEY: "k-123456" } });
+    const peer = await startPeer({
+      command: process.execPath,
+      args: [CLI, "serve", PETSTORE],
+      env: { XDG_CACHE_HOME: home, API_KEY_API_KEY: "k-123456" },
+    });
     await expect(peer.request("tools/call", { name: "listPets", arguments: {} })).rejects.toThrow(/the server exited/);
-    expect(peer.stderr()).toMatch(/the catalog cache entry .* cannot be used: its schemas are not valid: .*; it is removed, start again/);
+    expect(peer.stderr()).toMatch(
+      /the catalog cache entry .* cannot be used: its schemas are not valid: .*; it is removed, start again/,
+    );
     await peer.close();
     expect(entries()).toEqual([]);
     expect((await listing([PETSTORE])).pages).toEqual(fresh.pages);
@@ -154,7 +181,9 @@ describe("the cache on the command line", () => {
   it("is left alone when the settings file says cache: false", async () => {
     const settings = join(work, "settings.yaml");
     writeFileSync(settings, "cache: false\n");
-    const { code, stderr } = await runCli(["call", PETSTORE, "listPets", "--dry-run", "--config", settings], { env: { XDG_CACHE_HOME: home } });
+    const { code, stderr } = await runCli(["call", PETSTORE, "listPets", "--dry-run", "--config", settings], {
+      env: { XDG_CACHE_HOME: home },
+    });
     expect(code, stderr).toBe(0);
     expect(entries()).toEqual([]);
     expect((await runCli(["call", PETSTORE, "listPets", "--dry-run"], { env: { XDG_CACHE_HOME: home } })).code).toBe(0);
@@ -167,7 +196,9 @@ describe("the cache on the command line", () => {
     writeFileSync(blocked, "");
     const run = await runCli(["inspect", PETSTORE], { env: { XDG_CACHE_HOME: blocked } });
     expect({ ...run, stderr: "" }).toEqual({ ...fresh, stderr: "" });
-    expect(run.stderr.replace(fresh.stderr, "")).toMatch(/^openapi-mcp: warning: catalog cache: not used: .*not-a-directory.* \(--no-cache skips it\)\n$/);
+    expect(run.stderr.replace(fresh.stderr, "")).toMatch(
+      /^openapi-mcp: warning: catalog cache: not used: .*not-a-directory.* \(--no-cache skips it\)\n$/,
+    );
     const debug = await runCli(["inspect", PETSTORE, "--debug"], { env: { XDG_CACHE_HOME: blocked } });
     expect(debug.code).toBe(0);
     expect(debug.stderr).toMatch(/^openapi-mcp: catalog cache: not used: .*not-a-directory/m);
@@ -184,7 +215,9 @@ describe("the cache on the command line", () => {
 
   it("filled by several starts at once holds one whole entry", async () => {
     mkdirSync(join(home, "openapi-mcp"), { mode: 0o700 });
-    const runs = await Promise.all(Array.from({ length: 4 }, () => runCli(["inspect", PETSTORE, "--json"], { env: { XDG_CACHE_HOME: home } })));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => runCli(["inspect", PETSTORE, "--json"], { env: { XDG_CACHE_HOME: home } })),
+    );
     for (const run of runs) expect(run).toEqual(runs[0]);
     expect(entries()).toEqual([expect.stringMatching(/\.catalog$/)]);
     const debug = await runCli(["inspect", PETSTORE, "--json", "--debug"], { env: { XDG_CACHE_HOME: home } });

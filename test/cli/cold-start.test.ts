@@ -27,14 +27,20 @@ async function loadedBy(args: string[]): Promise<string[]> {
     args: ["--import", RECORDER, CLI, "serve", ...args],
     env: { LOADED_MODULES: record, XDG_CACHE_HOME: dir, API_KEY_API_KEY: "k-123456" },
   });
-  await peer.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cold-start", version: "0" } });
+  await peer.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "cold-start", version: "0" },
+  });
   peer.notify("notifications/initialized");
   const listed = JSON.parse(await peer.request("tools/list")) as { result: { tools: unknown[] } };
   expect(listed.result.tools.length).toBeGreaterThan(0);
   await peer.close();
   const loaded = readFileSync(record, "utf8").split("\n").filter(Boolean);
   // The record holds what it should: the SDK (an ES module) and the Ajv core it requires (CommonJS).
-  expect(loaded.some((module) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(module))).toBe(true);
+  expect(
+    loaded.some((module) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(module)),
+  ).toBe(true);
   expect(loaded.some((module) => /[\\/]ajv[\\/]dist[\\/]core\.js$/.test(module))).toBe(true);
   return loaded;
 }
@@ -49,6 +55,10 @@ describe("before the first call", () => {
     const source = example("petstore.openapi.yaml");
     await loadedBy([source]);
     const loaded = await loadedBy([source]);
-    expect(loaded.filter((module) => /[\\/]yaml[\\/]|json-schema-ref-parser|[\\/]load[\\/]index\.js$|[\\/]schema[\\/]convert\.js$/.test(module))).toEqual([]);
+    expect(
+      loaded.filter((module) =>
+        /[\\/]yaml[\\/]|json-schema-ref-parser|[\\/]load[\\/]index\.js$|[\\/]schema[\\/]convert\.js$/.test(module),
+      ),
+    ).toEqual([]);
   });
 });

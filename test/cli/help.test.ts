@@ -40,7 +40,9 @@ describe("progress on stderr", () => {
   it("narrates a large document's loading (GitHub's, 13 MB), and nothing for a small one", async () => {
     const large = await runCli(["inspect", GITHUB_SPEC, "--include", "tag:meta"]);
     expect(large.code).toBe(0);
-    expect(large.stderr).toMatch(/MB read, parsing…\n.*building tools for 1,\d{3} operations…\n.*tools built in \d+\.\d s/);
+    expect(large.stderr).toMatch(
+      /MB read, parsing…\n.*building tools for 1,\d{3} operations…\n.*tools built in \d+\.\d s/,
+    );
     const small = await runCli(["inspect", "examples/petstore.openapi.yaml"]);
     expect(small.stderr).toBe("");
   });
@@ -49,7 +51,9 @@ describe("progress on stderr", () => {
     const out = join(mkdtempSync(join(tmpdir(), "narrated-")), "github-mcp");
     const { code, stderr } = await runCli(["generate", GITHUB_SPEC, "--out", out]);
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/rendering a project for 1,\d{3} tools…\n.*writing \d+ files \(\d+\.\d MB\) to .*github-mcp…/);
+    expect(stderr).toMatch(
+      /rendering a project for 1,\d{3} tools…\n.*writing \d+ files \(\d+\.\d MB\) to .*github-mcp…/,
+    );
     rmSync(out, { recursive: true, force: true });
   });
 });

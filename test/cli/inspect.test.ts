@@ -73,16 +73,29 @@ describe("inspect", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Largest tools: [\w.-]+ ≈ [\d,]+( · [\w.-]+ ≈ [\d,]+){4}$/m);
     expect(stdout).toMatch(/^Largest tags: repos ≈ [\d,]+ \(\d+\) · /m);
-    expect(stdout).toMatch(/^Context budget: tools\/list costs ≈ [\d,]+ tokens for 1,\d{3} tools, over the 20,000-token budget: serve with --mode dynamic .*, or keep only what the agent needs, e\.g\. --include tag:[\w.-]+ \(\d+ tools, ≈ [\d,]+ tokens\)\.$/m);
+    expect(stdout).toMatch(
+      /^Context budget: tools\/list costs ≈ [\d,]+ tokens for 1,\d{3} tools, over the 20,000-token budget: serve with --mode dynamic .*, or keep only what the agent needs, e\.g\. --include tag:[\w.-]+ \(\d+ tools, ≈ [\d,]+ tokens\)\.$/m,
+    );
 
     const report = JSON.parse((await runCli(["inspect", GITHUB_SPEC, "--json"])).stdout) as InspectReport;
-    expect(report.budget).toMatchObject({ threshold: 20_000, tokens: report.totals.tokens, over: true, advice: expect.stringContaining("--mode dynamic") });
-    const costliest = report.tools.map((t) => t.tokens).sort((a, b) => b - a).slice(0, 5);
+    expect(report.budget).toMatchObject({
+      threshold: 20_000,
+      tokens: report.totals.tokens,
+      over: true,
+      advice: expect.stringContaining("--mode dynamic"),
+    });
+    const costliest = report.tools
+      .map((t) => t.tokens)
+      .sort((a, b) => b - a)
+      .slice(0, 5);
     expect(report.budget.largestTools.map((t) => t.tokens)).toEqual(costliest);
-    for (const { name, tokens } of report.budget.largestTools) expect(report.tools.find((t) => t.name === name)?.tokens).toBe(tokens);
+    for (const { name, tokens } of report.budget.largestTools)
+      expect(report.tools.find((t) => t.name === name)?.tokens).toBe(tokens);
     // The tag the advice suggests fits the budget on its own.
     const tag = /--include tag:([\w.-]+)/.exec(report.budget.advice!)![1]!;
-    expect(report.tools.filter((t) => t.tags.includes(tag)).reduce((sum, t) => sum + t.tokens, 0)).toBeLessThanOrEqual(20_000);
+    expect(report.tools.filter((t) => t.tags.includes(tag)).reduce((sum, t) => sum + t.tokens, 0)).toBeLessThanOrEqual(
+      20_000,
+    );
   });
 
   it("within the budget, gives no advice", async () => {

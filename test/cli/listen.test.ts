@@ -21,9 +21,19 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
 
 /** `node scripts/start.mjs` until it exits, or until `until` matches its output (then it is stopped). */
-function npmStart({ env, until }: { env: Record<string, string>; until?: RegExp }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function npmStart({
+  env,
+  until,
+}: {
+  env: Record<string, string>;
+  until?: RegExp;
+}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "scripts/start.mjs")], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, "scripts/start.mjs")], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     const timer = setTimeout(() => {
@@ -47,26 +57,47 @@ function npmStart({ env, until }: { env: Record<string, string>; until?: RegExp 
 
 describe("serve --transport http", () => {
   it("on a taken port: exit 1 and one line saying how to choose another", async () => {
-    const { code, stderr } = await runCli(["serve", PETSTORE, "--transport", "http", "--port", String(taken)], { env: ENV });
+    const { code, stderr } = await runCli(["serve", PETSTORE, "--transport", "http", "--port", String(taken)], {
+      env: ENV,
+    });
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(`openapi-mcp: port ${taken} is in use; set PORT or --port`);
     expect(stderr).not.toMatch(STACK_LINE);
   });
 
   it("takes its port from PORT, and checks it like --port", async () => {
-    expect((await runCli(["serve", PETSTORE, "--transport", "http"], { env: { ...ENV, PORT: String(taken) } })).stderr).toContain(`port ${taken} is in use`);
+    expect(
+      (await runCli(["serve", PETSTORE, "--transport", "http"], { env: { ...ENV, PORT: String(taken) } })).stderr,
+    ).toContain(`port ${taken} is in use`);
     const bad = await runCli(["serve", PETSTORE, "--transport", "http"], { env: { ...ENV, PORT: "abc" } });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/'abc' from env 'PORT' is invalid/);
   });
 
   it("refuses 0.0.0.0 without endpoint auth, naming the options; --allow-unauthenticated serves with a warning", async () => {
-    const refused = await runCli(["serve", PETSTORE, "--transport", "http", "--host", "0.0.0.0", "--port", "0"], { env: ENV });
+    const refused = await runCli(["serve", PETSTORE, "--transport", "http", "--host", "0.0.0.0", "--port", "0"], {
+      env: ENV,
+    });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^openapi-mcp: not serving on 0\.0\.0\.0 without endpoint auth: .*--auth-token-env.*--auth-resource.*--allow-unauthenticated/);
+    expect(refused.stderr).toMatch(
+      /^openapi-mcp: not serving on 0\.0\.0\.0 without endpoint auth: .*--auth-token-env.*--auth-resource.*--allow-unauthenticated/,
+    );
     expect(refused.stderr).not.toMatch(STACK_LINE);
     // Started on a taken port, it shows the warning and then stops: the warning comes with every start.
-    const allowed = await runCli(["serve", PETSTORE, "--transport", "http", "--host", "0.0.0.0", "--port", String(taken), "--allow-unauthenticated"], { env: ENV });
+    const allowed = await runCli(
+      [
+        "serve",
+        PETSTORE,
+        "--transport",
+        "http",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        String(taken),
+        "--allow-unauthenticated",
+      ],
+      { env: ENV },
+    );
     expect(allowed.stderr).toMatch(/^WARNING --allow-unauthenticated: serving on 0\.0\.0\.0 without endpoint auth/m);
   });
 });

@@ -28,9 +28,14 @@ let name: string;
 
 function runGenerated(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(project, "dist/index.js"), ...args], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [join(project, "dist/index.js"), ...args],
+      { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -50,7 +55,8 @@ function helpLines(usage: string): Map<string, { flags: string; help: string }> 
       last = undefined;
     }
   }
-  for (const entry of entries.values()) entry.help = entry.help.replace(/ \[[A-Z_]+\]$/, "").replace(/ \(env: [A-Z_]+\)$/, "");
+  for (const entry of entries.values())
+    entry.help = entry.help.replace(/ \[[A-Z_]+\]$/, "").replace(/ \(env: [A-Z_]+\)$/, "");
   return entries;
 }
 
@@ -73,7 +79,9 @@ describe("serve and a generated server take the same options", () => {
     }
   });
 
-  const refusals = SERVER_OPTIONS.flatMap((option) => badValues(option).map((value) => ({ option: option.name, value })));
+  const refusals = SERVER_OPTIONS.flatMap((option) =>
+    badValues(option).map((value) => ({ option: option.name, value })),
+  );
   it.concurrent.each(refusals)("--$option '$value': refused by both in the same words", async ({ option, value }) => {
     const args = [`--${option}=${value}`];
     const [cli, server] = await Promise.all([runCli(["serve", PETSTORE, ...args]), runGenerated(args)]);

@@ -18,9 +18,17 @@ function goodValues(option: RuntimeOption): string[][] {
   const { kind } = option;
   if (kind === "flag") return [[`--${option.name}`]];
   if (kind === "positive") return [[`--${option.name}`, "1"], [`--${option.name}`, "60000"], [`--${option.name}=007`]];
-  if (kind === "port") return [[`--${option.name}`, "0"], [`--${option.name}`, "65535"]];
+  if (kind === "port")
+    return [
+      [`--${option.name}`, "0"],
+      [`--${option.name}`, "65535"],
+    ];
   if (typeof kind === "object") return kind.choices.map((choice) => [`--${option.name}`, choice]);
-  if (option.name === "policy") return [["--policy", "read=allow"], ["--policy", "write=deny", "--policy", "deletePet=allow"]];
+  if (option.name === "policy")
+    return [
+      ["--policy", "read=allow"],
+      ["--policy", "write=deny", "--policy", "deletePet=allow"],
+    ];
   if (option.name.startsWith("auth-")) return [];
   if (kind === "list") return [[`--${option.name}`, "tag:pets", `--${option.name}`, "method:get"]];
   return [[`--${option.name}`, "https://api.example.com/v2"]];
@@ -39,7 +47,9 @@ function readInto(values: Record<string, unknown>, option: RuntimeOption): unkno
 }
 
 describe("every option's good values read alike", () => {
-  const cases = RUNTIME_OPTIONS.filter((o) => !o.serveOnly).flatMap((option) => goodValues(option).map((args) => ({ name: option.name, args })));
+  const cases = RUNTIME_OPTIONS.filter((o) => !o.serveOnly).flatMap((option) =>
+    goodValues(option).map((args) => ({ name: option.name, args })),
+  );
   it.each(cases)("$args", ({ name, args }) => {
     const option = RUNTIME_OPTIONS.find((o) => o.name === name)!;
     const cli = readServeOptions(args) as unknown as Record<string, unknown>;
@@ -50,8 +60,35 @@ describe("every option's good values read alike", () => {
 
   it.each([
     [["--transport", "http", "--auth-token-env", "MCP_TOKENS"]],
-    [["--transport", "http", "--auth-resource", "https://mcp.example.com/mcp", "--auth-issuer", "https://as.example.com", "--auth-audience", "a", "--auth-scope", "s", "--auth-jwks-url", "https://as.example.com/jwks", "--auth-principal-claim", "client_id"]],
-    [["--transport", "http", "--allow-insecure-http", "--auth-resource", "http://mcp.example.com/mcp", "--auth-issuer", "http://as.example.com"]],
+    [
+      [
+        "--transport",
+        "http",
+        "--auth-resource",
+        "https://mcp.example.com/mcp",
+        "--auth-issuer",
+        "https://as.example.com",
+        "--auth-audience",
+        "a",
+        "--auth-scope",
+        "s",
+        "--auth-jwks-url",
+        "https://as.example.com/jwks",
+        "--auth-principal-claim",
+        "client_id",
+      ],
+    ],
+    [
+      [
+        "--transport",
+        "http",
+        "--allow-insecure-http",
+        "--auth-resource",
+        "http://mcp.example.com/mcp",
+        "--auth-issuer",
+        "http://as.example.com",
+      ],
+    ],
   ])("endpoint auth %j", (args) => {
     expect(readServeOptions(args).auth).toBeDefined();
     expect(readServeOptions(args).auth).toEqual(generated(args).auth);
@@ -60,7 +97,9 @@ describe("every option's good values read alike", () => {
 
 describe("defaults", () => {
   it("the defaults the help states are the ones applied", () => {
-    const stated = Object.fromEntries(RUNTIME_OPTIONS.filter((o) => o.default !== undefined).map((o) => [o.name, o.default]));
+    const stated = Object.fromEntries(
+      RUNTIME_OPTIONS.filter((o) => o.default !== undefined).map((o) => [o.name, o.default]),
+    );
     const server = generated([]);
     expect(stated).toEqual({
       transport: server.transport,
@@ -90,7 +129,9 @@ describe("defaults", () => {
 
 describe("the settings file's schema", () => {
   it("gives each option's settings key what the option accepts (scripts/settings-schema.mjs writes it)", () => {
-    const schema = JSON.parse(readFileSync(join(REPOSITORY, "schemas/settings.schema.json"), "utf8")) as { properties: Record<string, unknown> };
+    const schema = JSON.parse(readFileSync(join(REPOSITORY, "schemas/settings.schema.json"), "utf8")) as {
+      properties: Record<string, unknown>;
+    };
     const derived = settingsSchemaProperties();
     expect(Object.keys(derived).length).toBeGreaterThan(15);
     for (const [key, value] of Object.entries(derived)) expect(schema.properties[key], key).toEqual(value);

@@ -21,21 +21,30 @@ afterAll(async () => {
 });
 
 async function serve(options: string[]): Promise<StdioPeer> {
-  const peer = await startPeer({ command: process.execPath, args: [CLI, "serve", WIRE_FIXTURE, "--base-url", `${upstream.url}/v1`, ...options], env: { ...SECRETS } });
+  const peer = await startPeer({
+    command: process.execPath,
+    args: [CLI, "serve", WIRE_FIXTURE, "--base-url", `${upstream.url}/v1`, ...options],
+    env: { ...SECRETS },
+  });
   peers.push(peer);
   return peer;
 }
 
-const toolNames = async (peer: StdioPeer) => (JSON.parse(await peer.request("tools/list")).result.tools as Array<{ name: string }>).map((t) => t.name);
+const toolNames = async (peer: StdioPeer) =>
+  (JSON.parse(await peer.request("tools/list")).result.tools as Array<{ name: string }>).map((t) => t.name);
 
 describe("serve --mode", () => {
   it("dynamic: three tools; search, then a call that reaches the upstream", async () => {
     const peer = await serve(["--mode", "dynamic"]);
     expect(await toolNames(peer)).toEqual(["search_tools", "describe_tool", "call_tool"]);
-    const searched = JSON.parse(await peer.request("tools/call", { name: "search_tools", arguments: { query: "fetch one item" } }));
+    const searched = JSON.parse(
+      await peer.request("tools/call", { name: "search_tools", arguments: { query: "fetch one item" } }),
+    );
     expect(searched.result.content[0].text).toMatch(/^getItem: /m);
     upstream.on("GET", "/v1/items/3", json({ id: 3, name: "three" }));
-    const called = JSON.parse(await peer.request("tools/call", { name: "call_tool", arguments: { name: "getItem", arguments: { id: 3 } } }));
+    const called = JSON.parse(
+      await peer.request("tools/call", { name: "call_tool", arguments: { name: "getItem", arguments: { id: 3 } } }),
+    );
     expect(called.result.structuredContent).toEqual({ id: 3, name: "three" });
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /v1/items/3"]);
     expect(peer.stderr()).toContain("through search_tools, describe_tool and call_tool");

@@ -27,21 +27,45 @@ interface Answer {
 
 function post({ port, agent, body }: { port: number; agent: Agent; body: string }): Promise<Answer | "error"> {
   return new Promise((resolve) => {
-    const headers = { host: `127.0.0.1:${port}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const headers = {
+      host: `127.0.0.1:${port}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
     const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers, agent }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ...(res.headers["retry-after"] ? { retryAfter: res.headers["retry-after"] } : {}) }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          ...(res.headers["retry-after"] ? { retryAfter: res.headers["retry-after"] } : {}),
+        }),
+      );
     });
     req.on("error", () => resolve("error"));
     req.end(body);
   });
 }
 
-it(`survives ${REQUESTS.toLocaleString("en-US")} initialize requests in a ${HEAP_MB} MB heap: sessions capped, /healthz answered`, { timeout: 60_000 }, async () => {
-  const spawned = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, CLI, "serve", join(ROOT, "examples/petstore.openapi.yaml"), "--transport", "http", "--port", "0"], {
-    env: { ...process.env, API_KEY_API_KEY: "flood-key-0123456789" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+it(`survives ${REQUESTS.toLocaleString("en-US")} initialize requests in a ${HEAP_MB} MB heap: sessions capped, /healthz answered`, {
+  timeout: 60_000,
+}, async () => {
+  const spawned = spawn(
+    process.execPath,
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      CLI,
+      "serve",
+      join(ROOT, "examples/petstore.openapi.yaml"),
+      "--transport",
+      "http",
+      "--port",
+      "0",
+    ],
+    {
+      env: { ...process.env, API_KEY_API_KEY: "flood-key-0123456789" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   child = spawned;
   let stderr = "";
   let exit: string | undefined;

@@ -19,11 +19,24 @@ async function open(port: number): Promise<Peer> {
   return connected;
 }
 
-it("serve: --max-pending-body-bytes and the settings file's requestTimeoutSeconds bound slow requests", { timeout: 20_000 }, async () => {
+it("serve: --max-pending-body-bytes and the settings file's requestTimeoutSeconds bound slow requests", {
+  timeout: 20_000,
+}, async () => {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
   const config = writeFile(dir, "settings.json", { requestTimeoutSeconds: 1 });
-  const args = ["serve", join(ROOT, "examples/petstore.openapi.yaml"), "--transport", "http", "--port", "0", "--config", config, "--max-pending-body-bytes", "100000"];
+  const args = [
+    "serve",
+    join(ROOT, "examples/petstore.openapi.yaml"),
+    "--transport",
+    "http",
+    "--port",
+    "0",
+    "--config",
+    config,
+    "--max-pending-body-bytes",
+    "100000",
+  ];
   const served = spawnCli(args, { API_KEY_API_KEY: "slow-key-0123456789" });
   cleanups.push(() => served.child.kill("SIGKILL"));
   await waitFor(() => /127\.0\.0\.1:\d+\/mcp/.test(served.stderr()) || served.child.exitCode !== null);
@@ -37,7 +50,10 @@ it("serve: --max-pending-body-bytes and the settings file's requestTimeoutSecond
   expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /);
 
   const peers = [await open(port), await open(port)];
-  for (const p of peers) p.socket.write(Buffer.concat([Buffer.from(postHead({ port, size: 80_000 })), paddedInitialize(80_000).subarray(0, 60_000)]));
+  for (const p of peers)
+    p.socket.write(
+      Buffer.concat([Buffer.from(postHead({ port, size: 80_000 })), paddedInitialize(80_000).subarray(0, 60_000)]),
+    );
   expect(await Promise.any(peers.map((p) => p.answered()))).toBe("HTTP/1.1 503 Service Unavailable");
   expect(served.stderr()).toMatch(/refused: 408 .*all of it within 1 s/);
   expect(served.stderr()).toMatch(/refused: 503 a request body past 100000 bytes/);

@@ -43,8 +43,12 @@ describe("validate", () => {
     const { code, stdout, stderr } = await runCli(["validate", source]);
     expect(code).toBe(1);
     expect(stdout).toContain("Errors (2):");
-    expect(stdout).toContain(`${source}:10:17 #/paths/~1pets/get/parameters/0/$ref: $ref '#/components/parameters/pageSize' does not resolve`);
-    expect(stdout).toContain(`${source}:12:9 #/paths/~1pets/get/responses/200/content/application~1json/schema/$ref: $ref "#/components/schemas/Missing"`);
+    expect(stdout).toContain(
+      `${source}:10:17 #/paths/~1pets/get/parameters/0/$ref: $ref '#/components/parameters/pageSize' does not resolve`,
+    );
+    expect(stdout).toContain(
+      `${source}:12:9 #/paths/~1pets/get/responses/200/content/application~1json/schema/$ref: $ref "#/components/schemas/Missing"`,
+    );
     expect(stderr).toBe(`openapi-mcp: ${source}: 2 errors\n`);
     expect(stdout).not.toContain(": valid");
   });
@@ -53,7 +57,9 @@ describe("validate", () => {
     const source = "test/fixtures/actions/undeclared-path.actions.yaml";
     const { code, stderr } = await runCli(["validate", source]);
     expect(code).toBe(1);
-    expect(stderr).toContain(`${source}:7:11 #/actions/0/path: path placeholder {itemId} has no property in inputSchema`);
+    expect(stderr).toContain(
+      `${source}:7:11 #/actions/0/path: path placeholder {itemId} has no property in inputSchema`,
+    );
     expect(stderr).not.toMatch(STACK_LINE);
   });
 
@@ -106,14 +112,18 @@ describe("validate", () => {
     const { code, stdout, stderr } = await runCli(["validate", source]);
     expect(code).toBe(1);
     expect(stdout).not.toContain(": valid");
-    expect(stderr).toContain(`${source}:11:24 #/actions/0/inputSchema/properties/limit/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`);
+    expect(stderr).toContain(
+      `${source}:11:24 #/actions/0/inputSchema/properties/limit/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`,
+    );
   });
 
   it("--strict exits 1 on warnings too, and 0 on a source without any", async () => {
     const warned = await runCli(["validate", "--strict", "test/fixtures/openapi30/zoo.openapi.json"]);
     expect(warned.code).toBe(1);
     expect(warned.stdout).toMatch(/^Warnings \(\d+\):$/m);
-    expect(warned.stderr).toMatch(/^openapi-mcp: test\/fixtures\/openapi30\/zoo\.openapi\.json: \d+ warnings \(--strict\)\n$/);
+    expect(warned.stderr).toMatch(
+      /^openapi-mcp: test\/fixtures\/openapi30\/zoo\.openapi\.json: \d+ warnings \(--strict\)\n$/,
+    );
     const clean = await runCli(["validate", "--strict", "test/fixtures/openapi31/library.openapi.yaml"]);
     expect(clean.stderr).toBe("");
     expect(clean.code).toBe(0);
@@ -122,9 +132,23 @@ describe("validate", () => {
   it("shows ten errors of a kind and counts the rest, while the exit code and summary count them all", async () => {
     const dir = mkdtempSync(join(tmpdir(), "validate-many-"));
     try {
-      const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`/things${i}`, { get: { operationId: `get${i}`, summary: "s" } }]));
+      const paths = Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [`/things${i}`, { get: { operationId: `get${i}`, summary: "s" } }]),
+      );
       const source = join(dir, "many.openapi.json");
-      writeFileSync(source, JSON.stringify({ openapi: "3.0.3", info: { title: "Many", version: "1" }, servers: [{ url: "https://api.example.com" }], paths }, null, 2));
+      writeFileSync(
+        source,
+        JSON.stringify(
+          {
+            openapi: "3.0.3",
+            info: { title: "Many", version: "1" },
+            servers: [{ url: "https://api.example.com" }],
+            paths,
+          },
+          null,
+          2,
+        ),
+      );
       const { code, stdout, stderr } = await runCli(["validate", source]);
       expect(code).toBe(1);
       expect(stdout).toContain("Errors (30):");
@@ -140,5 +164,8 @@ describe("validate", () => {
 /** The lines of the Errors section that name a place (`file:line:col #/pointer: …`). */
 function errorLines(stdout: string): string[] {
   const section = stdout.split(/^Errors \(\d+\):$/m)[1]?.split(/^Warnings/m)[0] ?? "";
-  return section.split("\n").map((line) => line.trim()).filter((line) => /^\S+:\d+:\d+ #/.test(line));
+  return section
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => /^\S+:\d+:\d+ #/.test(line));
 }

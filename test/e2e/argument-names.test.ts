@@ -114,7 +114,9 @@ describe("argument names of an action definition", () => {
     expect([...query()]).toEqual([["$top", "5"]]);
     upstream.reset();
     upstream.on("POST", "/things", json({}));
-    expect((await client.callTool({ name: "make", arguments: { proto: "p", meta_2: { a: 1 }, meta: "m" } })).isError).toBeFalsy();
+    expect(
+      (await client.callTool({ name: "make", arguments: { proto: "p", meta_2: { a: 1 }, meta: "m" } })).isError,
+    ).toBeFalsy();
     expect(upstream.only().body.toString()).toBe('{"__proto__":"p","$meta":{"a":1},"meta":"m"}');
   });
 });

@@ -27,7 +27,9 @@ let pinger: Client;
 
 beforeAll(async () => {
   upstream = await Upstream.start();
-  server = spawnCli(["serve", SPEC, "--base-url", upstream.url, "--transport", "http", "--port", "0"], { API_KEY_KEY: KEY });
+  server = spawnCli(["serve", SPEC, "--base-url", upstream.url, "--transport", "http", "--port", "0"], {
+    API_KEY_KEY: KEY,
+  });
   await waitFor(() => /at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(server.stderr()));
   const url = new URL(/at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(server.stderr())![1]!);
   caller = new Client({ name: "caller", version: "0" });
@@ -44,7 +46,10 @@ afterAll(async () => {
 });
 
 /** Calls the tool while the other client pings every 100 ms; returns the result, its size and the slowest ping. */
-async function whilePinging(name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean; size: number; slowestPingMs: number }> {
+async function whilePinging(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; isError: boolean; size: number; slowestPingMs: number }> {
   const pending = caller.callTool({ name, arguments: args }, undefined, { timeout: 20_000 });
   let slowest = 0;
   for (let i = 0; i < 5; i++) {
@@ -54,13 +59,20 @@ async function whilePinging(name: string, args: Record<string, unknown>): Promis
     slowest = Math.max(slowest, performance.now() - started);
   }
   const result = await pending;
-  return { text: textOf(result), isError: result.isError === true, size: JSON.stringify(result).length, slowestPingMs: slowest };
+  return {
+    text: textOf(result),
+    isError: result.isError === true,
+    size: JSON.stringify(result).length,
+    slowestPingMs: slowest,
+  };
 }
 
 describe("arguments", () => {
   it("two million integers where strings belong (3.8 MiB): refused by the array bound, a small result, pings answered", async () => {
     upstream.reset();
-    const { text, isError, size, slowestPingMs } = await whilePinging("createPet", { body: { name: "Rex", tags: new Array(2_000_000).fill(0) } });
+    const { text, isError, size, slowestPingMs } = await whilePinging("createPet", {
+      body: { name: "Rex", tags: new Array(2_000_000).fill(0) },
+    });
     expect(isError).toBe(true);
     expect(text).toContain("The arguments for createPet are too big (an array of 2000000 items, more than 10000)");
     expect(size).toBeLessThan(SMALL_RESULT);
@@ -80,34 +92,56 @@ describe("arguments", () => {
   });
 
   it("wrong throughout but within the bounds (9,000 integers): the first mismatch, said to be the first", async () => {
-    const { text, isError, size, slowestPingMs } = await whilePinging("createPet", { body: { name: "Rex", tags: new Array(9_000).fill(0) } });
+    const { text, isError, size, slowestPingMs } = await whilePinging("createPet", {
+      body: { name: "Rex", tags: new Array(9_000).fill(0) },
+    });
     expect(isError).toBe(true);
-    expect(text).toContain("Invalid arguments for createPet: body.tags[0] must be string (these arguments are large, so only the first mismatch was looked for");
+    expect(text).toContain(
+      "Invalid arguments for createPet: body.tags[0] must be string (these arguments are large, so only the first mismatch was looked for",
+    );
     expect(size).toBeLessThan(SMALL_RESULT);
     expect(slowestPingMs).toBeLessThan(PING_MS);
   });
 
   it("a small call with several mistakes still hears of each", async () => {
     const result = await caller.callTool({ name: "createPet", arguments: { body: { name: 7, tags: ["a", 1, 2] } } });
-    expect(textOf(result)).toContain("body.name must be string; body.tags[1] must be string; body.tags[2] must be string.");
+    expect(textOf(result)).toContain(
+      "body.name must be string; body.tags[1] must be string; body.tags[2] must be string.",
+    );
   });
 
   it("a small call with many mistakes: ten listed, the rest counted", async () => {
-    const result = await caller.callTool({ name: "createPet", arguments: { body: { name: "Rex", tags: new Array(25).fill(0) } } });
+    const result = await caller.callTool({
+      name: "createPet",
+      arguments: { body: { name: "Rex", tags: new Array(25).fill(0) } },
+    });
     expect(textOf(result)).toContain("body.tags[9] must be string; and 15 more.");
   });
 
   it("a field name of a million characters that is not expected: named in a few, the result small", async () => {
     const name = "x".repeat(1_000_000);
     const result = await caller.callTool({ name: "createPet", arguments: { body: { name: "Rex" }, [name]: 1 } });
-    expect(textOf(result)).toMatch(/^Invalid arguments for createPet: x{59}…x{59} is not an expected field\. Nothing was sent/);
+    expect(textOf(result)).toMatch(
+      /^Invalid arguments for createPet: x{59}…x{59} is not an expected field\. Nothing was sent/,
+    );
     expect(JSON.stringify(result).length).toBeLessThan(SMALL_RESULT);
   });
 
   it("9,000 distinct objects under uniqueItems: checked in one pass, sent, pings answered", async () => {
     upstream.reset();
     upstream.on("POST", "/groups", status(204));
-    const members = Array.from({ length: 9_000 }, (_, id) => ({ k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5: 5, k6: 6, k7: 7, k8: 8, id }));
+    const members = Array.from({ length: 9_000 }, (_, id) => ({
+      k0: 0,
+      k1: 1,
+      k2: 2,
+      k3: 3,
+      k4: 4,
+      k5: 5,
+      k6: 6,
+      k7: 7,
+      k8: 8,
+      id,
+    }));
     const { isError, slowestPingMs } = await whilePinging("createGroup", { body: { members } });
     expect(isError).toBe(false);
     expect(slowestPingMs).toBeLessThan(PING_MS);
@@ -115,7 +149,10 @@ describe("arguments", () => {
   });
 
   it("uniqueItems still finds equal objects, whatever their keys' order", async () => {
-    const result = await caller.callTool({ name: "createGroup", arguments: { body: { members: [{ a: 1, b: [2] }, { c: 1 }, { b: [2], a: 1 }] } } });
+    const result = await caller.callTool({
+      name: "createGroup",
+      arguments: { body: { members: [{ a: 1, b: [2] }, { c: 1 }, { b: [2], a: 1 }] } },
+    });
     expect(textOf(result)).toContain("body.members must NOT have duplicate items (items ## 0 and 2 are identical)");
   });
 });
@@ -147,7 +184,9 @@ describe("responses", () => {
     upstream.on("GET", "/pets", bytes(zeros, "application/json"));
     const { text, isError, size, slowestPingMs } = await whilePinging("listPets", {});
     expect(isError).toBe(true);
-    expect(text).toContain("does not match the tool's output schema ([0] must be object, and maybe more: a response this large is checked up to its first mismatch)");
+    expect(text).toContain(
+      "does not match the tool's output schema ([0] must be object, and maybe more: a response this large is checked up to its first mismatch)",
+    );
     expect(size).toBeLessThan(SMALL_RESULT);
     expect(slowestPingMs).toBeLessThan(PING_MS);
   });
@@ -158,7 +197,9 @@ describe("responses", () => {
     upstream.on("GET", "/numbers", bytes(numbers, "application/json"));
     const result = await caller.callTool({ name: "listNumbers", arguments: {} });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain(`the JSON response, written out, is larger than ${MAX_RESPONSE_BYTES} bytes, the limit (--max-response-bytes)`);
+    expect(textOf(result)).toContain(
+      `the JSON response, written out, is larger than ${MAX_RESPONSE_BYTES} bytes, the limit (--max-response-bytes)`,
+    );
     expect(JSON.stringify(result).length).toBeLessThan(SMALL_RESULT);
   });
 

@@ -8,8 +8,13 @@ import { runCli } from "../support/cli.js";
 import { example, fixture } from "../support/fixtures.js";
 import { serveOverStdio, textOf, waitFor } from "../support/guard.js";
 
-const SOURCES = [example("petstore.openapi.yaml"), fixture("openapi2/pets.swagger.yaml"), example("widgets.actions.yaml")];
-const VARIABLE = /\b(?:API_KEY|BEARER_TOKEN|BASIC_USERNAME|BASIC_PASSWORD|OAUTH_CLIENT_ID|OAUTH_CLIENT_SECRET)_[A-Z0-9_]+\b|\bWIDGETS_API_KEY\b/g;
+const SOURCES = [
+  example("petstore.openapi.yaml"),
+  fixture("openapi2/pets.swagger.yaml"),
+  example("widgets.actions.yaml"),
+];
+const VARIABLE =
+  /\b(?:API_KEY|BEARER_TOKEN|BASIC_USERNAME|BASIC_PASSWORD|OAUTH_CLIENT_ID|OAUTH_CLIENT_SECRET)_[A-Z0-9_]+\b|\bWIDGETS_API_KEY\b/g;
 const variablesIn = (text: string): string[] => [...new Set(text.match(VARIABLE) ?? [])].sort();
 
 interface Report {
@@ -42,7 +47,9 @@ describe("credential variable names for several sources", () => {
       await waitFor(() => inspected.every((v) => server.stderr().includes(v)));
       // Only tools that need credentials are called (the others would reach the documents' real hosts).
       const catalog = await loadCatalog(SOURCES);
-      const needing = catalog.tools.filter((t) => t.operation.security.length > 0 && t.operation.security.every((a) => a.schemes.length > 0));
+      const needing = catalog.tools.filter(
+        (t) => t.operation.security.length > 0 && t.operation.security.every((a) => a.schemes.length > 0),
+      );
       expect(needing.length).toBeGreaterThan(10);
       for (const tool of needing) {
         const result = await server.client.callTool({ name: tool.name, arguments: {} });

@@ -39,7 +39,10 @@ type Elicit = (request: ElicitRequest) => Promise<ElicitResult>;
 async function client(provider: ToolProvider, elicit?: Elicit): Promise<Client> {
   const server = createMcpServer({ provider, name: "dynamic-test", version: "1.0.0", log: () => {} });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const connected = new Client({ name: "test-client", version: "0.0.0" }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
+  const connected = new Client(
+    { name: "test-client", version: "0.0.0" },
+    elicit ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
   if (elicit) connected.setRequestHandler(ElicitRequestSchema, (request) => elicit(request));
   await server.connect(serverSide);
   await connected.connect(clientSide);
@@ -48,12 +51,23 @@ async function client(provider: ToolProvider, elicit?: Elicit): Promise<Client> 
 }
 
 /** A client in dynamic mode and one in tools mode, over one engine each, serving the wire fixture. */
-async function servers({ policies = [], elicit, options = {} }: { policies?: string[]; elicit?: Elicit; options?: Partial<ConstructorParameters<typeof Engine>[0]> } = {}) {
+async function servers({
+  policies = [],
+  elicit,
+  options = {},
+}: {
+  policies?: string[];
+  elicit?: Elicit;
+  options?: Partial<ConstructorParameters<typeof Engine>[0]>;
+} = {}) {
   const catalog = await wireCatalog(`${upstream.url}/v1`);
   const start = () => {
     const audit = memoryAuditLog();
     const names = catalog.tools.map((t) => t.name);
-    return { audit, engine: new Engine({ catalog, env: { ...SECRETS }, policies: parsePolicies(policies, names), audit, ...options }) };
+    return {
+      audit,
+      engine: new Engine({ catalog, env: { ...SECRETS }, policies: parsePolicies(policies, names), audit, ...options }),
+    };
   };
   const dynamic = start();
   const direct = start();
@@ -64,8 +78,10 @@ async function servers({ policies = [], elicit, options = {} }: { policies?: str
   };
 }
 
-const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as CallResult;
-const search = (c: Client, query: string, limit?: number) => call(c, "search_tools", { query, ...(limit ? { limit } : {}) });
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallResult;
+const search = (c: Client, query: string, limit?: number) =>
+  call(c, "search_tools", { query, ...(limit ? { limit } : {}) });
 /** The tool names a search_tools result lists, best first. */
 const found = (result: CallResult) => [...textOf(result).matchAll(/^([\w.-]+): /gm)].map((m) => m[1]);
 const listBytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));
@@ -73,7 +89,12 @@ const listBytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools
 function comparable(request: RecordedRequest): Record<string, unknown> {
   const boundary = /boundary=([^;\s]+)/.exec(request.headers["content-type"] ?? "")?.[1];
   const scrub = (text: string): string => (boundary ? text.replaceAll(boundary, "BOUNDARY") : text);
-  return { method: request.method, url: request.url, headers: request.rawHeaders.map(scrub), body: scrub(request.body.toString("latin1")) };
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.rawHeaders.map(scrub),
+    body: scrub(request.body.toString("latin1")),
+  };
 }
 
 describe("what dynamic mode lists", () => {
@@ -106,7 +127,9 @@ describe("search_tools and describe_tool", () => {
     expect(found(await search(dynamic.client, "upload a file"))[0]).toBe("multipartBody");
     expect(found(await search(dynamic.client, "item", 2))).toHaveLength(2);
     const again = await servers();
-    expect(textOf(await search(again.dynamic.client, "replace an item"))).toBe(textOf(await search(dynamic.client, "replace an item")));
+    expect(textOf(await search(again.dynamic.client, "replace an item"))).toBe(
+      textOf(await search(dynamic.client, "replace an item")),
+    );
   });
 
   it("says so when nothing matches, and refuses a missing query", async () => {
@@ -157,7 +180,8 @@ describe("call_tool is a direct call", () => {
   it("gives the same result as a direct call for every scripted case, guard rails included", async () => {
     const options = { maxResponseBytes: 4096, timeoutMs: 1500 };
     const { dynamic, direct } = await servers({ policies: ["putItem=deny"], options });
-    const timeless = (result: CallResult) => JSON.parse(JSON.stringify(result).replace(/Try again in \d+ (?:ms|s)\./g, "Try again in …")) as CallResult;
+    const timeless = (result: CallResult) =>
+      JSON.parse(JSON.stringify(result).replace(/Try again in \d+ (?:ms|s)\./g, "Try again in …")) as CallResult;
     for (const scenario of WIRE_SCENARIOS(upstream)) {
       if (scenario.expect.outcome === "protocol" || scenario.tool === "putItem") continue;
       const play = async (run: () => Promise<CallResult>) => {
@@ -168,9 +192,12 @@ describe("call_tool is a direct call", () => {
         return { result: timeless(result), requests: upstream.requests.map(comparable) };
       };
       const viaDirect = await play(() => call(direct.client, scenario.tool, scenario.args));
-      const viaDynamic = await play(() => call(dynamic.client, "call_tool", { name: scenario.tool, arguments: scenario.args }));
+      const viaDynamic = await play(() =>
+        call(dynamic.client, "call_tool", { name: scenario.tool, arguments: scenario.args }),
+      );
       expect(viaDynamic, scenario.what).toEqual(viaDirect);
-      if (scenario.expect.requests !== undefined) expect(viaDynamic.requests.length, scenario.what).toBe(scenario.expect.requests);
+      if (scenario.expect.requests !== undefined)
+        expect(viaDynamic.requests.length, scenario.what).toBe(scenario.expect.requests);
     }
   }, 60_000);
 
@@ -222,7 +249,13 @@ describe("call_tool is a direct call", () => {
 
   it("a tool denied but listed (deniedTools: refuse) is found, and refused as a direct call is", async () => {
     const catalog: Catalog = await wireCatalog(`${upstream.url}/v1`);
-    const policies = { ...parsePolicies(["putItem=deny"], catalog.tools.map((t) => t.name)), denyMode: "refuse" as const };
+    const policies = {
+      ...parsePolicies(
+        ["putItem=deny"],
+        catalog.tools.map((t) => t.name),
+      ),
+      denyMode: "refuse" as const,
+    };
     const audit = memoryAuditLog();
     const engine = new Engine({ catalog, env: { ...SECRETS }, policies, audit });
     const dynamic = await client(new DynamicProvider({ engine, catalog }));

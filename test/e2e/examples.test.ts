@@ -23,8 +23,18 @@ afterAll(async () => {
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ text?: string }> };
 
 /** Serves the example over HTTP, connects a client, runs the calls, closes both. */
-async function withExample(example: string, baseUrl: string | undefined, calls: (call: (name: string, args: Record<string, unknown>) => Promise<Result>) => Promise<void>): Promise<string[]> {
-  const running = await serve(join(REPOSITORY, "examples", example), { transport: "http", port: 0, env: ENV, log: () => {}, ...(baseUrl ? { baseUrl } : {}) });
+async function withExample(
+  example: string,
+  baseUrl: string | undefined,
+  calls: (call: (name: string, args: Record<string, unknown>) => Promise<Result>) => Promise<void>,
+): Promise<string[]> {
+  const running = await serve(join(REPOSITORY, "examples", example), {
+    transport: "http",
+    port: 0,
+    env: ENV,
+    log: () => {},
+    ...(baseUrl ? { baseUrl } : {}),
+  });
   const client = new Client({ name: "examples", version: "1.0.0" });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(running.url!)));

@@ -6,7 +6,16 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/runtime/engine.js";
-import { type CallResult, type Connected, call, closedPort, connectInProcess, SECRETS, secretForms, textOf } from "../support/e2e.js";
+import {
+  type CallResult,
+  type Connected,
+  call,
+  closedPort,
+  connectInProcess,
+  SECRETS,
+  secretForms,
+  textOf,
+} from "../support/e2e.js";
 import { loopbackCertificate } from "../support/tls.js";
 import { bytes, delayed, hang, json, redirect, reset, status, text, Upstream } from "../support/upstream.js";
 
@@ -55,7 +64,14 @@ describe("non-2xx responses", () => {
   });
 
   it("parse a problem+json error body as the excerpt", async () => {
-    upstream.on("GET", "/v1/items/6", json({ type: "about:blank", title: "Bad id", detail: "id 6 is reserved" }, { status: 422, contentType: "application/problem+json; charset=utf-8" }));
+    upstream.on(
+      "GET",
+      "/v1/items/6",
+      json(
+        { type: "about:blank", title: "Bad id", detail: "id 6 is reserved" },
+        { status: 422, contentType: "application/problem+json; charset=utf-8" },
+      ),
+    );
     const result = await call(connected.client, "getItem", { id: 6 });
     expectError(result, "422 Unprocessable Entity", "id 6 is reserved", "could not process the arguments");
   });
@@ -70,7 +86,12 @@ describe("non-2xx responses", () => {
 
   it("401 and 403 point at the server's configuration, not the arguments", async () => {
     upstream.on("GET", "/v1/anything/a", status(401), status(403));
-    expectError(await call(connected.client, "getAnything", { name: "a" }), "401 Unauthorized", "credentials", "not from the arguments");
+    expectError(
+      await call(connected.client, "getAnything", { name: "a" }),
+      "401 Unauthorized",
+      "credentials",
+      "not from the arguments",
+    );
     expectError(await call(connected.client, "getAnything", { name: "a" }), "403 Forbidden", "not allowed");
   });
 });
@@ -103,10 +124,20 @@ describe("invalid arguments: named, and nothing is sent", () => {
     ["missing required", "getItem", {}, ["id is required but missing"]],
     ["out of range", "getItem", { id: 0 }, ["id must be >= 1"]],
     ["unknown argument", "getItem", { id: 1, idd: 2 }, ["idd is not an expected field"]],
-    ["nested body field", "jsonBody", { body: { name: 5, details: { sizes: ["L"] } } }, ["body.name must be string", "body.details.sizes[0] must be integer"]],
+    [
+      "nested body field",
+      "jsonBody",
+      { body: { name: 5, details: { sizes: ["L"] } } },
+      ["body.name must be string", "body.details.sizes[0] must be integer"],
+    ],
     ["CR/LF in a header", "getItem", { id: 1, "X-Trace": "a\r\nX-Injected: 1" }, ["X-Trace", "no line breaks"]],
     ["bad base64 file", "binaryBody", { name: "f", body: "not base64!" }, ["body", "not valid base64"]],
-    ["a file without data", "multipartBody", { body: { file: { filename: "a.png" } } }, ["body.file.data is required but missing"]],
+    [
+      "a file without data",
+      "multipartBody",
+      { body: { file: { filename: "a.png" } } },
+      ["body.file.data is required but missing"],
+    ],
   ];
   for (const [what, tool, args, phrases] of cases) {
     it(what, async () => {
@@ -134,7 +165,13 @@ describe("output validation", () => {
   it("strict: a mismatch is an error naming each field, with the raw response", async () => {
     upstream.on("GET", "/v1/items/7", json(WRONG));
     const result = await call(connected.client, "getItem", { id: 7 });
-    expectError(result, "does not match the tool's output schema", "id must be integer", "name must be string", '{"id":"7","name":7}');
+    expectError(
+      result,
+      "does not match the tool's output schema",
+      "id must be integer",
+      "name must be string",
+      '{"id":"7","name":7}',
+    );
   });
 
   it("strict: a wrapped array names the element", async () => {
@@ -166,7 +203,10 @@ describe("output validation", () => {
     // A conforming response is passed on as structured data.
     upstream.reset();
     upstream.on("GET", "/v1/items/7", json(ITEM));
-    expect(await call(other.client, "getItem", { id: 7 })).toEqual({ content: [{ type: "text", text: JSON.stringify(ITEM) }], structuredContent: ITEM });
+    expect(await call(other.client, "getItem", { id: 7 })).toEqual({
+      content: [{ type: "text", text: JSON.stringify(ITEM) }],
+      structuredContent: ITEM,
+    });
   });
 
   it("off: the data as it came, no note, no output schema", async () => {
@@ -181,7 +221,12 @@ describe("output validation", () => {
   it("strict: a non-JSON success where the tool promises JSON is an error result, not a protocol failure", async () => {
     // With an output schema, a result without structuredContent makes the SDK client reject the whole call ("Tool
     // getItem has an output schema but did not return structured content"): the model must get an isError result.
-    upstream.on("GET", "/v1/items/7", text("<html>maintenance</html>", { contentType: "text/html" }), bytes(JSON.stringify(ITEM), "application/jsonx"));
+    upstream.on(
+      "GET",
+      "/v1/items/7",
+      text("<html>maintenance</html>", { contentType: "text/html" }),
+      bytes(JSON.stringify(ITEM), "application/jsonx"),
+    );
     const html = await call(connected.client, "getItem", { id: 7 }).catch((error: unknown) => error);
     expect(html, String(html)).not.toBeInstanceOf(Error);
     expectError(html as CallResult, "text/html");
@@ -297,7 +342,11 @@ describe("retries", () => {
 
   it("POST: a 429 is never retried, however short the wait", async () => {
     upstream.on("POST", "/v1/items", status(429, { "retry-after": "1" }));
-    expectError(await call(connected.client, "createItem", { body: { name: "x" } }), "429", "wait 1 second (Retry-After)");
+    expectError(
+      await call(connected.client, "createItem", { body: { name: "x" } }),
+      "429",
+      "wait 1 second (Retry-After)",
+    );
     expect(upstream.requests).toHaveLength(1);
   });
 });
@@ -317,7 +366,10 @@ describe("redirects", () => {
     upstream.on("POST", "/v1/anything/b", json({ at: "b" }));
     const result = await call(connected.client, "postAnything", { name: "a", body: { n: 1 } });
     expect(result.structuredContent).toEqual({ at: "b" });
-    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /v1/anything/a", "POST /v1/anything/b"]);
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "POST /v1/anything/a",
+      "POST /v1/anything/b",
+    ]);
     const second = upstream.requests[1]!;
     expect(second.body.toString()).toBe('{"n":1}');
     expect(second.headers["content-type"]).toBe("application/json");
@@ -374,29 +426,39 @@ describe("redirects", () => {
   });
 
   const certificate = loopbackCertificate();
-  it.skipIf(!certificate)("from https, to http: never followed (another origin), even to the same host and port", async () => {
-    const secure = await Upstream.start({ tls: certificate! });
-    const plain = await Upstream.start();
-    const agent = new Agent({ connect: { ca: certificate!.cert } });
-    try {
-      const client = (await withEngine({ dispatcher: agent }, `${secure.url}/v1`)).client;
-      plain.on("GET", /.*/, json({ downgraded: true }));
-      secure.on("GET", "/v1/anything/same", redirect(302, "/v1/anything/ok"));
-      secure.on("GET", "/v1/anything/ok", json({ over: "https" }));
-      // Sanity: the https upstream works, and a same-origin redirect there is followed.
-      expect((await call(client, "getAnything", { name: "same" })).structuredContent).toEqual({ over: "https" });
-      expect(secure.requests.map((r) => r.headers["x-api-key"])).toEqual([SECRETS.API_KEY_HEADERKEY, SECRETS.API_KEY_HEADERKEY]);
-      for (const target of [`${plain.url}/v1/anything/x`, `http://127.0.0.1:${secure.port}/v1/anything/x`]) {
-        secure.on("GET", "/v1/anything/down", redirect(301, target));
-        expectError(await call(client, "getAnything", { name: "down" }), "redirected to another origin", new URL(target).origin);
+  it.skipIf(!certificate)(
+    "from https, to http: never followed (another origin), even to the same host and port",
+    async () => {
+      const secure = await Upstream.start({ tls: certificate! });
+      const plain = await Upstream.start();
+      const agent = new Agent({ connect: { ca: certificate!.cert } });
+      try {
+        const client = (await withEngine({ dispatcher: agent }, `${secure.url}/v1`)).client;
+        plain.on("GET", /.*/, json({ downgraded: true }));
+        secure.on("GET", "/v1/anything/same", redirect(302, "/v1/anything/ok"));
+        secure.on("GET", "/v1/anything/ok", json({ over: "https" }));
+        // Sanity: the https upstream works, and a same-origin redirect there is followed.
+        expect((await call(client, "getAnything", { name: "same" })).structuredContent).toEqual({ over: "https" });
+        expect(secure.requests.map((r) => r.headers["x-api-key"])).toEqual([
+          SECRETS.API_KEY_HEADERKEY,
+          SECRETS.API_KEY_HEADERKEY,
+        ]);
+        for (const target of [`${plain.url}/v1/anything/x`, `http://127.0.0.1:${secure.port}/v1/anything/x`]) {
+          secure.on("GET", "/v1/anything/down", redirect(301, target));
+          expectError(
+            await call(client, "getAnything", { name: "down" }),
+            "redirected to another origin",
+            new URL(target).origin,
+          );
+        }
+        expect(plain.requests).toEqual([]);
+      } finally {
+        await agent.close();
+        await secure.close();
+        await plain.close();
       }
-      expect(plain.requests).toEqual([]);
-    } finally {
-      await agent.close();
-      await secure.close();
-      await plain.close();
-    }
-  });
+    },
+  );
 });
 
 describe("the response byte cap", () => {
@@ -409,7 +471,12 @@ describe("the response byte cap", () => {
 
   it("JSON over the cap: an error result that says so and what to do", async () => {
     upstream.on("GET", "/v1/anything/big", json({ items: "x".repeat(5_000) }));
-    expectError(await call(capped.client, "getAnything", { name: "big" }), `larger than ${CAP} bytes`, "--max-response-bytes", "Ask for less");
+    expectError(
+      await call(capped.client, "getAnything", { name: "big" }),
+      `larger than ${CAP} bytes`,
+      "--max-response-bytes",
+      "Ask for less",
+    );
   });
 
   it("JSON exactly at the cap: passed on", async () => {
@@ -456,7 +523,14 @@ describe("Content-Type parsed by structure, never by substring", () => {
       } else {
         expect(result.structuredContent).toBeUndefined();
         expect(result.content).toEqual([
-          { type: "resource", resource: { uri: `${upstream.url}/v1/anything/ct`, mimeType: contentType, blob: Buffer.from('{"a":1}').toString("base64") } },
+          {
+            type: "resource",
+            resource: {
+              uri: `${upstream.url}/v1/anything/ct`,
+              mimeType: contentType,
+              blob: Buffer.from('{"a":1}').toString("base64"),
+            },
+          },
         ]);
       }
     });

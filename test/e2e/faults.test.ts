@@ -44,7 +44,11 @@ function expectError(result: CallResult, ...phrases: Array<string | RegExp>): st
 describe("connection resets", () => {
   it("before any response: retried (GET), then a network error result", async () => {
     upstream.on("GET", "/v1/items/1", reset());
-    expectError(await call(connected.client, "getItem", { id: 1 }), "could not be reached", /ECONNRESET|other side closed|socket/i);
+    expectError(
+      await call(connected.client, "getItem", { id: 1 }),
+      "could not be reached",
+      /ECONNRESET|other side closed|socket/i,
+    );
     expect(upstream.requests).toHaveLength(3);
   });
 
@@ -55,7 +59,12 @@ describe("connection resets", () => {
   });
 
   it("in the middle of the body, once: the retry succeeds", async () => {
-    upstream.on("GET", "/v1/items/1", reset({ after: { contentType: "application/json", partial: '{"id":1,"na' } }), json(ITEM));
+    upstream.on(
+      "GET",
+      "/v1/items/1",
+      reset({ after: { contentType: "application/json", partial: '{"id":1,"na' } }),
+      json(ITEM),
+    );
     expect((await call(connected.client, "getItem", { id: 1 })).structuredContent).toEqual(ITEM);
     expect(upstream.requests).toHaveLength(2);
   });
@@ -65,7 +74,11 @@ describe("stalled bodies", () => {
   it("headers then silence: a timeout error, and the upstream sees the connection dropped", async () => {
     upstream.on("GET", "/v1/items/1", stall());
     const started = Date.now();
-    expectError(await call(connected.client, "getItem", { id: 1 }), `no complete response within ${TIMEOUT_MS} ms`, "did not answer in time");
+    expectError(
+      await call(connected.client, "getItem", { id: 1 }),
+      `no complete response within ${TIMEOUT_MS} ms`,
+      "did not answer in time",
+    );
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_000);
     expect(upstream.requests).toHaveLength(1);
     await upstream.requests[0]!.settled;
@@ -118,8 +131,16 @@ describe("huge bodies", () => {
   });
 
   it("64 MiB of JSON, length announced: an error result", async () => {
-    upstream.on("GET", "/v1/anything/hugejson", huge({ size: SIZE, contentType: "application/json", prefix: '{"a":"', declareLength: true }));
-    expectError(await call(connected.client, "getAnything", { name: "hugejson" }), "larger than", "--max-response-bytes");
+    upstream.on(
+      "GET",
+      "/v1/anything/hugejson",
+      huge({ size: SIZE, contentType: "application/json", prefix: '{"a":"', declareLength: true }),
+    );
+    expectError(
+      await call(connected.client, "getAnything", { name: "hugejson" }),
+      "larger than",
+      "--max-response-bytes",
+    );
   });
 
   it("a 64 MiB error page: a bounded excerpt", async () => {
@@ -139,7 +160,11 @@ describe("deeply nested JSON", () => {
     it(`1 MB of nested ${what}: an error result that says so, with an output schema or without`, async () => {
       upstream.on("GET", "/v1/items/1", bytes(body, "application/json"));
       upstream.on("GET", "/v1/anything/deep", bytes(body, "application/json"));
-      expectError(await call(connected.client, "getItem", { id: 1 }), "nested more than 256 levels deep", "cannot be used");
+      expectError(
+        await call(connected.client, "getItem", { id: 1 }),
+        "nested more than 256 levels deep",
+        "cannot be used",
+      );
       expectError(await call(connected.client, "getAnything", { name: "deep" }), "nested more than 256 levels deep");
     });
   }
@@ -148,7 +173,12 @@ describe("deeply nested JSON", () => {
 describe("5xx and 429", () => {
   it("500 with an HTML page: status, excerpt, hint", async () => {
     upstream.on("GET", "/v1/items/1", text("<h1>Internal error</h1>", { status: 500, contentType: "text/html" }));
-    expectError(await call(connected.client, "getItem", { id: 1 }), "500 Internal Server Error", "<h1>Internal error</h1>", "failed on its side");
+    expectError(
+      await call(connected.client, "getItem", { id: 1 }),
+      "500 Internal Server Error",
+      "<h1>Internal error</h1>",
+      "failed on its side",
+    );
   });
 
   it("502 from a proxy, every time: retried, then reported", async () => {
@@ -159,7 +189,13 @@ describe("5xx and 429", () => {
 
   it("429 with Retry-After in seconds: says to wait that long; not hammered with retries", async () => {
     upstream.on("GET", "/v1/items/1", json({ message: "slow down" }, { status: 429, headers: { "retry-after": "7" } }));
-    expectError(await call(connected.client, "getItem", { id: 1 }), "429 Too Many Requests", "slow down", "rate limiting", "wait 7 seconds");
+    expectError(
+      await call(connected.client, "getItem", { id: 1 }),
+      "429 Too Many Requests",
+      "slow down",
+      "rate limiting",
+      "wait 7 seconds",
+    );
     expect(upstream.requests).toHaveLength(1);
   });
 
@@ -167,7 +203,12 @@ describe("5xx and 429", () => {
     // RFC 9110 allows `Retry-After: <HTTP-date>`: the hint names the date, never "wait <date> seconds".
     const date = "Wed, 21 Oct 2037 07:28:00 GMT";
     upstream.on("GET", "/v1/items/1", status(429, { "retry-after": date }));
-    const message = expectError(await call(connected.client, "getItem", { id: 1 }), "429 Too Many Requests", "rate limiting", date);
+    const message = expectError(
+      await call(connected.client, "getItem", { id: 1 }),
+      "429 Too Many Requests",
+      "rate limiting",
+      date,
+    );
     expect(message).not.toContain(`${date} seconds`);
   });
 });
@@ -175,7 +216,10 @@ describe("5xx and 429", () => {
 describe("1,000 faulty calls", () => {
   it("every one an error result, the server still answering, and the heap flat", { timeout: 60_000 }, async () => {
     const gc = forcedGc();
-    const other = await connectInProcess({ baseUrl: `${upstream.url}/v1`, engine: { timeoutMs: 60, maxResponseBytes: 16 * 1024, retryDelaysMs: [0, 0] } });
+    const other = await connectInProcess({
+      baseUrl: `${upstream.url}/v1`,
+      engine: { timeoutMs: 60, maxResponseBytes: 16 * 1024, retryDelaysMs: [0, 0] },
+    });
     try {
       const faults: Array<[string, Reply]> = [
         ["e500", text("E".repeat(2_000), { status: 500 })],
@@ -197,11 +241,15 @@ describe("1,000 faulty calls", () => {
           await call(other.client, "noSuchTool").catch(() => rejections++);
           return;
         }
-        const result = kind === "invalid" ? await call(other.client, "getItem", { id: "x" }) : await call(other.client, "getAnything", { name: kind });
+        const result =
+          kind === "invalid"
+            ? await call(other.client, "getItem", { id: "x" })
+            : await call(other.client, "getAnything", { name: kind });
         if (result.isError) errors++;
       };
       const run = async (count: number): Promise<void> => {
-        for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, k) => one(i + k)));
+        for (let i = 0; i < count; i += 20)
+          await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, k) => one(i + k)));
       };
 
       await run(200);

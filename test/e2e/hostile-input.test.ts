@@ -53,7 +53,9 @@ async function whilePinging<T>(call: () => Promise<T>): Promise<{ result: T; slo
 
 describe("a pattern that backtracks catastrophically", () => {
   it("in an argument: refused at once, and the other client's pings are answered meanwhile", async () => {
-    const { result, slowestPingMs } = await whilePinging(() => caller.callTool({ name: "search", arguments: { q: HOSTILE } }, undefined, { timeout: 5_000 }));
+    const { result, slowestPingMs } = await whilePinging(() =>
+      caller.callTool({ name: "search", arguments: { q: HOSTILE } }, undefined, { timeout: 5_000 }),
+    );
     expect(slowestPingMs).toBeLessThan(PING_MS);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('q must match pattern "^(a+)+$"');
@@ -62,7 +64,9 @@ describe("a pattern that backtracks catastrophically", () => {
 
   it("in the output schema, against an upstream that answers with it: an error result, pings answered meanwhile", async () => {
     upstream.on("GET", "/names/1", json({ name: HOSTILE }));
-    const { result, slowestPingMs } = await whilePinging(() => caller.callTool({ name: "getName", arguments: { id: 1 } }, undefined, { timeout: 5_000 }));
+    const { result, slowestPingMs } = await whilePinging(() =>
+      caller.callTool({ name: "getName", arguments: { id: 1 } }, undefined, { timeout: 5_000 }),
+    );
     expect(slowestPingMs).toBeLessThan(PING_MS);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("does not match the tool's output schema (name must match pattern");
@@ -94,9 +98,17 @@ describe("4 MiB of nested arrays as an argument", () => {
     const init = await fetch(url, {
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      }),
     });
-    const session = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-06-18" };
+    const session = {
+      "mcp-session-id": init.headers.get("mcp-session-id") ?? "",
+      "mcp-protocol-version": "2025-06-18",
+    };
     await init.text();
     const response = await fetch(url, { method: "POST", headers: { ...headers, ...session }, body });
     const text = await response.text();

@@ -33,7 +33,12 @@ function largeSpec(): object {
       },
     };
   }
-  return { openapi: "3.0.3", info: { title: "Large", version: "1" }, servers: [{ url: "https://large.example.com" }], paths };
+  return {
+    openapi: "3.0.3",
+    info: { title: "Large", version: "1" },
+    servers: [{ url: "https://large.example.com" }],
+    paths,
+  };
 }
 
 let dir: string;
@@ -75,7 +80,8 @@ describe("paged tools/list", () => {
   it("lists every tool through the SDK client in pages of at most MAX_PAGE_BYTES", async () => {
     const listed = await pages(await connect());
     expect(listed.length).toBeGreaterThan(1);
-    for (const page of listed) expect(Buffer.byteLength(JSON.stringify(page.tools))).toBeLessThanOrEqual(MAX_PAGE_BYTES);
+    for (const page of listed)
+      expect(Buffer.byteLength(JSON.stringify(page.tools))).toBeLessThanOrEqual(MAX_PAGE_BYTES);
     const names = listed.flatMap((page) => page.tools.map((tool) => tool.name));
     expect(names).toEqual(catalog.tools.map((tool) => tool.name));
   });

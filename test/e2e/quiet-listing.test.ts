@@ -38,7 +38,8 @@ async function connect(provider: ToolProvider): Promise<Client> {
 async function printed(run: () => Promise<void>): Promise<string[]> {
   const lines: string[] = [];
   const capture = (...args: unknown[]): void => void lines.push(args.map(String).join(" "));
-  for (const method of ["warn", "error", "log", "info", "debug"] as const) vi.spyOn(console, method).mockImplementation(capture);
+  for (const method of ["warn", "error", "log", "info", "debug"] as const)
+    vi.spyOn(console, method).mockImplementation(capture);
   vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => {
     capture(chunk);
     return true;
@@ -113,7 +114,10 @@ describe("formats", () => {
     expect(JSON.stringify(catalog.tools[0]!.inputSchema)).toContain('"format":"url"');
     const result = await engine.callTool("listEvents", { site: "not a url" });
     expect(result.isError).toBe(true);
-    expect(result.content[0]).toMatchObject({ type: "text", text: expect.stringContaining('site must match format "url"') });
+    expect(result.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining('site must match format "url"'),
+    });
   });
 
   it("describes a tool in dynamic mode as tools mode lists it", async () => {

@@ -35,12 +35,18 @@ const ITEM = { id: 3, name: "three", tags: ["t"] };
 async function exercise(client: Client): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools).toHaveLength(toolCount);
-  expect(tools.find((t) => t.name === "getItem")!.outputSchema).toMatchObject({ type: "object", required: ["id", "name"] });
+  expect(tools.find((t) => t.name === "getItem")!.outputSchema).toMatchObject({
+    type: "object",
+    required: ["id", "name"],
+  });
 
   // A call: structured content back, the exact request upstream with the credential from the environment.
   upstream.on("GET", "/v1/anything/x%20y", json({ ok: true }));
   upstream.on("GET", "/v1/items/3", json(ITEM));
-  expect(await call(client, "getItem", { id: 3 })).toEqual({ content: [{ type: "text", text: JSON.stringify(ITEM) }], structuredContent: ITEM });
+  expect(await call(client, "getItem", { id: 3 })).toEqual({
+    content: [{ type: "text", text: JSON.stringify(ITEM) }],
+    structuredContent: ITEM,
+  });
   expect((await call(client, "getAnything", { name: "x y" })).structuredContent).toEqual({ ok: true });
   const [, request] = upstream.requests;
   expect(`${request!.method} ${request!.url}`).toBe("GET /v1/anything/x%20y");
@@ -124,7 +130,12 @@ describe("stdio: the built CLI as a child process", () => {
     });
     const { stdout, exited } = collect(child);
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "getItem", arguments: { id: 3 } } });
@@ -140,7 +151,10 @@ describe("stdio: the built CLI as a child process", () => {
     const replies = lines.map((line) => JSON.parse(line) as Reply).sort((a, b) => a.id - b.id);
     expect(replies.every((r) => r.jsonrpc === "2.0")).toBe(true);
     expect(replies.map((r) => r.id)).toEqual([1, 2, 3, 4, 5]);
-    expect(replies[2]!.result).toEqual({ content: [{ type: "text", text: JSON.stringify(ITEM) }], structuredContent: ITEM });
+    expect(replies[2]!.result).toEqual({
+      content: [{ type: "text", text: JSON.stringify(ITEM) }],
+      structuredContent: ITEM,
+    });
     expect(replies[3]!.result).toMatchObject({ isError: true });
     expect(replies[4]!.error).toMatchObject({ code: ErrorCode.InvalidParams });
   });
@@ -180,10 +194,14 @@ describe.each([
 describe("the CLI over HTTP with --port 0", () => {
   it("prints the bound URL, serves it, and exits 0 on SIGTERM", async () => {
     upstream.on("GET", "/v1/items/3", json(ITEM));
-    const child = spawn(process.execPath, [CLI, "serve", WIRE_FIXTURE, "--base-url", `${upstream.url}/v1`, "--transport", "http", "--port", "0"], {
-      env: { ...process.env, ...SECRETS },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", WIRE_FIXTURE, "--base-url", `${upstream.url}/v1`, "--transport", "http", "--port", "0"],
+      {
+        env: { ...process.env, ...SECRETS },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const { stdout, stderr, exited } = collect(child);
     cleanups.push(async () => {
       if (child.exitCode === null) child.kill("SIGKILL");

@@ -3,7 +3,15 @@
 // client received, for every parameter style, body kind, response kind and credential kind of the fixture.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CallResult, type Connected, call, connectInProcess, SECRETS, secretForms, textOf } from "../support/e2e.js";
+import {
+  type CallResult,
+  type Connected,
+  call,
+  connectInProcess,
+  SECRETS,
+  secretForms,
+  textOf,
+} from "../support/e2e.js";
 import { bytes, json, type RecordedRequest, status, text, Upstream } from "../support/upstream.js";
 
 let upstream: Upstream;
@@ -24,7 +32,12 @@ const COLORS = ["blue", "black", "brown"];
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 
 /** Calls a tool whose route answers 204, and returns the one request the upstream saw. */
-async function wire(name: string, args: Record<string, unknown>, path: string | RegExp, method = "GET"): Promise<RecordedRequest> {
+async function wire(
+  name: string,
+  args: Record<string, unknown>,
+  path: string | RegExp,
+  method = "GET",
+): Promise<RecordedRequest> {
   upstream.on(method, path, status(204));
   const result = await call(connected.client, name, args);
   expect(result.isError, textOf(result)).toBeFalsy();
@@ -38,7 +51,11 @@ describe("tools/list", () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get("getObject")!.outputSchema).toMatchObject({ type: "object", required: ["id", "name"] });
     // A JSON array is wrapped: MCP wants an object at the top.
-    expect(byName.get("getArray")!.outputSchema).toMatchObject({ type: "object", properties: { result: { type: "array" } }, required: ["result"] });
+    expect(byName.get("getArray")!.outputSchema).toMatchObject({
+      type: "object",
+      properties: { result: { type: "array" } },
+      required: ["result"],
+    });
     expect(byName.get("getText")!.outputSchema).toBeUndefined();
     expect(byName.get("deleteThing")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.get("getObject")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
@@ -56,17 +73,33 @@ describe("path parameters", () => {
   });
 
   it("label", async () => {
-    const request = await wire("pathLabel", { prim: "blue", arr: COLORS, arrx: COLORS, obj: COLOR, objx: COLOR }, /^\/v1\/label\//);
-    expect(request.url).toBe("/v1/label/.blue/.blue,black,brown/.blue.black.brown/.R,100,G,200,B,150/.R=100.G=200.B=150");
+    const request = await wire(
+      "pathLabel",
+      { prim: "blue", arr: COLORS, arrx: COLORS, obj: COLOR, objx: COLOR },
+      /^\/v1\/label\//,
+    );
+    expect(request.url).toBe(
+      "/v1/label/.blue/.blue,black,brown/.blue.black.brown/.R,100,G,200,B,150/.R=100.G=200.B=150",
+    );
   });
 
   it("matrix", async () => {
-    const request = await wire("pathMatrix", { prim: "blue", arr: COLORS, arrx: COLORS, obj: COLOR, objx: COLOR }, /^\/v1\/matrix\//);
-    expect(request.url).toBe("/v1/matrix/;prim=blue/;arr=blue,black,brown/;arrx=blue;arrx=black;arrx=brown/;obj=R,100,G,200,B,150/;R=100;G=200;B=150");
+    const request = await wire(
+      "pathMatrix",
+      { prim: "blue", arr: COLORS, arrx: COLORS, obj: COLOR, objx: COLOR },
+      /^\/v1\/matrix\//,
+    );
+    expect(request.url).toBe(
+      "/v1/matrix/;prim=blue/;arr=blue,black,brown/;arrx=blue;arrx=black;arrx=brown/;obj=R,100,G,200,B,150/;R=100;G=200;B=150",
+    );
   });
 
   it("percent-encodes values so they cannot change the path's shape, the query or the host", async () => {
-    const request = await wire("pathSimple", { prim: "a/b c?d#e@evil.example", arr: ["../x", "ü"], obj: { "k/": "%2F" }, objx: { q: "?" } }, /^\/v1\/simple\//);
+    const request = await wire(
+      "pathSimple",
+      { prim: "a/b c?d#e@evil.example", arr: ["../x", "ü"], obj: { "k/": "%2F" }, objx: { q: "?" } },
+      /^\/v1\/simple\//,
+    );
     expect(request.url).toBe("/v1/simple/a%2Fb%20c%3Fd%23e%40evil.example/..%2Fx,%C3%BC/k%2F,%252F/q=%3F");
     expect(request.query).toBe("");
     expect(request.headers.host).toBe(`127.0.0.1:${upstream.port}`);
@@ -107,13 +140,23 @@ describe("query parameters", () => {
   });
 
   it("spaceDelimited and pipeDelimited", async () => {
-    const request = await wire("queryDelimited", { space: ["a", "b"], pipe: ["a", "b|c"], spaceObj: { R: 1, G: 2 }, pipex: ["a", "b"] }, "/v1/query/delimited");
+    const request = await wire(
+      "queryDelimited",
+      { space: ["a", "b"], pipe: ["a", "b|c"], spaceObj: { R: 1, G: 2 }, pipex: ["a", "b"] },
+      "/v1/query/delimited",
+    );
     expect(request.query).toBe("space=a%20b&pipe=a%7Cb%7Cc&spaceObj=R%201%20G%202&pipex=a&pipex=b");
   });
 
   it("deepObject, nested objects one bracket deeper", async () => {
-    const request = await wire("queryDeep", { filter: { color: "red", size: "L", price: { min: 1, max: 5 } } }, "/v1/query/deep");
-    expect(request.query).toBe("filter%5Bcolor%5D=red&filter%5Bsize%5D=L&filter%5Bprice%5D%5Bmin%5D=1&filter%5Bprice%5D%5Bmax%5D=5");
+    const request = await wire(
+      "queryDeep",
+      { filter: { color: "red", size: "L", price: { min: 1, max: 5 } } },
+      "/v1/query/deep",
+    );
+    expect(request.query).toBe(
+      "filter%5Bcolor%5D=red&filter%5Bsize%5D=L&filter%5Bprice%5D%5Bmin%5D=1&filter%5Bprice%5D%5Bmax%5D=5",
+    );
     // What a server framework decodes it to.
     expect([...new URLSearchParams(request.query)]).toEqual([
       ["filter[color]", "red"],
@@ -126,7 +169,11 @@ describe("query parameters", () => {
 
 describe("header and cookie parameters", () => {
   it("headers in simple style, not percent-encoded", async () => {
-    const request = await wire("headerParams", { "X-Prim": "blue sky/%20;q=1", "X-Arr": ["a", "b"], "X-Obj": { R: 1, G: 2 }, "X-Objx": { R: 1, G: 2 } }, "/v1/headers");
+    const request = await wire(
+      "headerParams",
+      { "X-Prim": "blue sky/%20;q=1", "X-Arr": ["a", "b"], "X-Obj": { R: 1, G: 2 }, "X-Objx": { R: 1, G: 2 } },
+      "/v1/headers",
+    );
     expect(request.headers["x-prim"]).toBe("blue sky/%20;q=1");
     expect(request.headers["x-arr"]).toBe("a,b");
     expect(request.headers["x-obj"]).toBe("R,1,G,2");
@@ -134,7 +181,11 @@ describe("header and cookie parameters", () => {
   });
 
   it("cookies in form style, in one Cookie header", async () => {
-    const request = await wire("cookieParams", { prim: "blue;x=1", arr: ["a", "b"], obj: { R: 1, G: 2 } }, "/v1/cookies");
+    const request = await wire(
+      "cookieParams",
+      { prim: "blue;x=1", arr: ["a", "b"], obj: { R: 1, G: 2 } },
+      "/v1/cookies",
+    );
     expect(request.headers.cookie).toBe("prim=blue%3Bx%3D1; arr=a,b; obj=R,1,G,2");
     expect(request.rawHeaders.filter((h) => h.toLowerCase() === "cookie")).toHaveLength(1);
   });
@@ -152,21 +203,38 @@ describe("request bodies", () => {
     expect(request.headers.accept).toBe("application/json");
     expect(request.body.equals(Buffer.from(JSON.stringify(body)))).toBe(true);
     expect(request.headers["content-length"]).toBe(String(request.body.length));
-    expect(result).toEqual({ content: [{ type: "text", text: '{"id":7,"name":"widget","tags":["a"]}' }], structuredContent: { id: 7, name: "widget", tags: ["a"] } });
+    expect(result).toEqual({
+      content: [{ type: "text", text: '{"id":7,"name":"widget","tags":["a"]}' }],
+      structuredContent: { id: 7, name: "widget", tags: ["a"] },
+    });
   });
 
   it("application/x-www-form-urlencoded with per-property encodings", async () => {
-    const request = await wire("formBody", { body: { name: "a b&c", ids: [1, 2], tags: ["x", "y"], meta: { k: "v" } } }, "/v1/form", "POST");
+    const request = await wire(
+      "formBody",
+      { body: { name: "a b&c", ids: [1, 2], tags: ["x", "y"], meta: { k: "v" } } },
+      "/v1/form",
+      "POST",
+    );
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");
     expect(request.body.toString()).toBe("name=a%20b%26c&ids=1&ids=2&tags=x,y&meta=%7B%22k%22%3A%22v%22%7D");
-    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toMatchObject({ name: "a b&c", tags: "x,y", meta: '{"k":"v"}' });
+    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toMatchObject({
+      name: "a b&c",
+      tags: "x,y",
+      meta: '{"k":"v"}',
+    });
   });
 
   it("multipart/form-data with a file given as base64, byte for byte", async () => {
     upstream.on("POST", "/v1/upload", json({ stored: true }));
     const file = Buffer.concat([PNG, Buffer.from([0x00, 0xff, 0x0d, 0x0a])]);
     const result = await call(connected.client, "multipartBody", {
-      body: { description: "héllo", count: 3, meta: { a: 1 }, file: { filename: "pic.png", contentType: "image/png", data: file.toString("base64") } },
+      body: {
+        description: "héllo",
+        count: 3,
+        meta: { a: 1 },
+        file: { filename: "pic.png", contentType: "image/png", data: file.toString("base64") },
+      },
     });
     expect(result.structuredContent).toEqual({ stored: true });
     const request = upstream.only();
@@ -176,8 +244,12 @@ describe("request bodies", () => {
     const expected = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="description"\r\n\r\nhéllo\r\n`),
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="count"\r\n\r\n3\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"a":1}\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="pic.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"a":1}\r\n`,
+      ),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="pic.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       file,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
@@ -202,7 +274,12 @@ describe("request bodies", () => {
 
   it("application/octet-stream: the base64 argument's bytes exactly", async () => {
     const data = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-    const request = await wire("binaryBody", { name: "report 1.bin", body: data.toString("base64") }, "/v1/binary/report%201.bin", "PUT");
+    const request = await wire(
+      "binaryBody",
+      { name: "report 1.bin", body: data.toString("base64") },
+      "/v1/binary/report%201.bin",
+      "PUT",
+    );
     expect(request.method).toBe("PUT");
     expect(request.headers["content-type"]).toBe("application/octet-stream");
     expect(request.body.equals(data)).toBe(true);
@@ -213,16 +290,31 @@ describe("responses", () => {
   it("a JSON object: structuredContent and the JSON as text", async () => {
     upstream.on("GET", "/v1/object", json({ id: 1, name: "a", tags: ["x"] }));
     const result = await call(connected.client, "getObject");
-    expect(result).toEqual({ content: [{ type: "text", text: '{"id":1,"name":"a","tags":["x"]}' }], structuredContent: { id: 1, name: "a", tags: ["x"] } });
+    expect(result).toEqual({
+      content: [{ type: "text", text: '{"id":1,"name":"a","tags":["x"]}' }],
+      structuredContent: { id: 1, name: "a", tags: ["x"] },
+    });
     expect(upstream.only().headers.accept).toBe("application/json");
   });
 
   it("a JSON array: wrapped as {result}", async () => {
-    upstream.on("GET", "/v1/array", json([{ id: 1, name: "a" }, { id: 2, name: "b" }]));
+    upstream.on(
+      "GET",
+      "/v1/array",
+      json([
+        { id: 1, name: "a" },
+        { id: 2, name: "b" },
+      ]),
+    );
     const result = await call(connected.client, "getArray");
     expect(result).toEqual({
       content: [{ type: "text", text: '[{"id":1,"name":"a"},{"id":2,"name":"b"}]' }],
-      structuredContent: { result: [{ id: 1, name: "a" }, { id: 2, name: "b" }] },
+      structuredContent: {
+        result: [
+          { id: 1, name: "a" },
+          { id: 2, name: "b" },
+        ],
+      },
     });
   });
 
@@ -242,7 +334,14 @@ describe("responses", () => {
     const pdf = Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n%%EOF\n", "latin1");
     upstream.on("GET", "/v1/pdf", bytes(pdf, "application/pdf"));
     const result = await call(connected.client, "getPdf");
-    expect(result).toEqual({ content: [{ type: "resource", resource: { uri: `${upstream.url}/v1/pdf`, mimeType: "application/pdf", blob: pdf.toString("base64") } }] });
+    expect(result).toEqual({
+      content: [
+        {
+          type: "resource",
+          resource: { uri: `${upstream.url}/v1/pdf`, mimeType: "application/pdf", blob: pdf.toString("base64") },
+        },
+      ],
+    });
   });
 
   it("204: a short success text", async () => {
@@ -281,7 +380,9 @@ describe("credentials from the environment", () => {
     try {
       upstream.on("GET", "/v1/secure/either", status(204));
       await call(other.client, "withBearerOrBasic");
-      const expected = Buffer.from(`${SECRETS.BASIC_USERNAME_BASICAUTH}:${SECRETS.BASIC_PASSWORD_BASICAUTH}`).toString("base64");
+      const expected = Buffer.from(`${SECRETS.BASIC_USERNAME_BASICAUTH}:${SECRETS.BASIC_PASSWORD_BASICAUTH}`).toString(
+        "base64",
+      );
       expect(upstream.only().headers.authorization).toBe(`Basic ${expected}`);
     } finally {
       await other.close();
@@ -307,7 +408,12 @@ describe("credentials from the environment", () => {
   it("never shows a credential in a result: not in an error about a failed call, nor in a resource URI", async () => {
     // The URL a request went to holds a query API key once credentials are applied: neither messages nor resource
     // URIs may show it.
-    upstream.on("GET", "/v1/secure/query", json({ error: "boom" }, { status: 500 }), bytes("%PDF-1.4\n", "application/pdf"));
+    upstream.on(
+      "GET",
+      "/v1/secure/query",
+      json({ error: "boom" }, { status: 500 }),
+      bytes("%PDF-1.4\n", "application/pdf"),
+    );
     const failed = await call(connected.client, "withQueryKey", { q: "a" });
     expect(failed.isError).toBe(true);
     const succeeded = await call(connected.client, "withQueryKey", { q: "a" });

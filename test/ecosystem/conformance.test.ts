@@ -37,12 +37,22 @@ describe("the MCP conformance suite", () => {
         node,
         [SUITE, "server", "--url", server.url!, "--expected-failures", BASELINE],
         { cwd: mkdtempSync(join(tmpdir(), "conformance-")), encoding: "utf8", maxBuffer: 64 << 20, timeout: 240_000 },
-        (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
       );
     });
     const summary = output.slice(output.lastIndexOf("=== SUMMARY ==="));
     expect(code, summary).toBe(0);
     const passed = [...summary.matchAll(/✓ ([\w-]+):/g)].map((m) => m[1]);
-    expect(passed).toEqual(expect.arrayContaining(["server-initialize", "ping", "tools-list", "logging-set-level", "server-sse-multiple-streams", "dns-rebinding-protection"]));
+    expect(passed).toEqual(
+      expect.arrayContaining([
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "logging-set-level",
+        "server-sse-multiple-streams",
+        "dns-rebinding-protection",
+      ]),
+    );
   }, 300_000);
 });

@@ -17,7 +17,13 @@ let server: RunningServer;
 
 beforeAll(async () => {
   api = await startExampleApi();
-  server = await serve(SPEC, { transport: "http", port: 0, baseUrl: api.url, env: { API_KEY_API_KEY: EXAMPLE_API_KEY }, log: () => {} });
+  server = await serve(SPEC, {
+    transport: "http",
+    port: 0,
+    baseUrl: api.url,
+    env: { API_KEY_API_KEY: EXAMPLE_API_KEY },
+    log: () => {},
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -28,14 +34,26 @@ afterAll(async () => {
 function inspector(args: string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
     // Its cwd is its own build folder: v1.0.3 finds its package.json relative to the working directory.
-    execFile(process.execPath, ["cli.js", "--cli", ...args], { cwd: INSPECTOR, encoding: "utf8", timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.slice(stdout.indexOf("{"))));
-    });
+    execFile(
+      process.execPath,
+      ["cli.js", "--cli", ...args],
+      { cwd: INSPECTOR, encoding: "utf8", timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.slice(stdout.indexOf("{"))));
+      },
+    );
   });
 }
 
-const STDIO = ["-e", `API_KEY_API_KEY=${EXAMPLE_API_KEY}`, process.execPath, join(REPOSITORY, "dist/cli.js"), "serve", SPEC];
+const STDIO = [
+  "-e",
+  `API_KEY_API_KEY=${EXAMPLE_API_KEY}`,
+  process.execPath,
+  join(REPOSITORY, "dist/cli.js"),
+  "serve",
+  SPEC,
+];
 
 describe("mcp-inspector-cli --cli", () => {
   it("lists the example's tools over stdio", async () => {
@@ -44,14 +62,34 @@ describe("mcp-inspector-cli --cli", () => {
   }, 90_000);
 
   it("calls a tool over stdio against the example API", async () => {
-    const result = (await inspector([...STDIO, "--base-url", api.url, "--method", "tools/call", "--tool-name", "listPets", "--tool-arg", "limit=1"])) as {
+    const result = (await inspector([
+      ...STDIO,
+      "--base-url",
+      api.url,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "listPets",
+      "--tool-arg",
+      "limit=1",
+    ])) as {
       structuredContent: { result: Array<{ name: string }> };
     };
     expect(result.structuredContent.result).toHaveLength(1);
   }, 90_000);
 
   it("calls a tool over streamable HTTP", async () => {
-    const result = (await inspector([server.url!, "--transport", "http", "--method", "tools/call", "--tool-name", "getPet", "--tool-arg", "petId=1"])) as {
+    const result = (await inspector([
+      server.url!,
+      "--transport",
+      "http",
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "getPet",
+      "--tool-arg",
+      "petId=1",
+    ])) as {
       structuredContent: { name: string };
       isError?: boolean;
     };

@@ -46,7 +46,12 @@ describe("the README's quick start", () => {
   it("works from a fresh clone: a client connects to the printed URL, lists the tools and calls one", async () => {
     execFileSync("git", ["clone", "--quiet", REPOSITORY, clone]);
     const port = await freePort();
-    const child = spawn("sh", ["-c", quickStart()[0]!], { cwd: clone, env: { ...process.env, PORT: String(port) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("sh", ["-c", quickStart()[0]!], {
+      cwd: clone,
+      env: { ...process.env, PORT: String(port) },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -69,7 +74,10 @@ describe("the README's quick start", () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain("listPets");
-      const result = (await client.callTool({ name: "listPets", arguments: { limit: 1 } })) as { isError?: boolean; structuredContent?: { result: unknown[] } };
+      const result = (await client.callTool({ name: "listPets", arguments: { limit: 1 } })) as {
+        isError?: boolean;
+        structuredContent?: { result: unknown[] };
+      };
       expect(result.isError ?? false).toBe(false);
       expect(result.structuredContent?.result).toHaveLength(1);
       await client.close();

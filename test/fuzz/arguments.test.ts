@@ -138,7 +138,10 @@ function load(plan: Plan): Promise<Loaded> {
       const loadedCatalog = await loadCatalog(plan.file, { baseUrl: upstream.baseUrl });
       // What the arguments make is the subject, not credentials: with none configured a tool that needs them sends
       // nothing, so the requirements are dropped and every call goes out bare, as a credential-free API's would.
-      const catalog = { ...loadedCatalog, tools: loadedCatalog.tools.map((t) => ({ ...t, operation: { ...t.operation, security: [] } })) };
+      const catalog = {
+        ...loadedCatalog,
+        tools: loadedCatalog.tools.map((t) => ({ ...t, operation: { ...t.operation, security: [] } })),
+      };
       // As the engine's shared dispatcher is: keep-alive, 64 connections an origin.
       const agent = new RecordingAgent({ keepAliveTimeout: 10_000, connections: 64 });
       const engine = new Engine({
@@ -201,7 +204,17 @@ function casesFor({ tool, schema, plan, rng }: { tool: Tool; schema: object; pla
 }
 
 /** Our verdict on the arguments as the engine sees them (`undefined` is `{}`): "" when valid. */
-function verdictOf({ validator, tool, schema, args }: { validator: IndependentValidator; tool: Tool; schema: object; args: unknown }): string {
+function verdictOf({
+  validator,
+  tool,
+  schema,
+  args,
+}: {
+  validator: IndependentValidator;
+  tool: Tool;
+  schema: object;
+  args: unknown;
+}): string {
   try {
     return validator.check(tool.name, schema, args ?? {});
   } catch (error) {
@@ -265,7 +278,9 @@ async function runCase({
   } catch (error) {
     const hung = error instanceof Error && error.message.startsWith("no answer within");
     if (hung) subject.stuck = true;
-    fail(`the call ${hung ? "hung" : "threw"}: ${error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 4).join(" | ") : String(error)}`);
+    fail(
+      `the call ${hung ? "hung" : "threw"}: ${error instanceof Error ? (error.stack ?? error.message).split("\n").slice(0, 4).join(" | ") : String(error)}`,
+    );
   }
   const verdict = verdictOf({ validator: subject.validator, tool, schema, args });
   const dispatched = agent.dispatched.slice(dispatchedFrom);
@@ -292,7 +307,9 @@ async function runCase({
   // undici pool slots (see the regression tests below), so the engine must refuse those arguments itself.
   if (dispatched.length > received.length) {
     const text = result && "content" in result && result.content[0]?.type === "text" ? result.content[0].text : "";
-    fail(`${dispatched.length} requests handed to undici, ${received.length} arrived; the result: ${text.slice(0, 200)}`);
+    fail(
+      `${dispatched.length} requests handed to undici, ${received.length} arrived; the result: ${text.slice(0, 200)}`,
+    );
   }
   for (const d of dispatched) for (const problem of checkDispatched({ dispatched: d, upstream })) fail(problem);
   for (const r of received) for (const problem of checkReceived({ received: r, tool, upstream })) fail(problem);
@@ -347,7 +364,10 @@ describe("fuzzing tool arguments", () => {
           });
         }
       }
-      expect({ failures: failures.length - before, first: failures.slice(before, before + 15) }).toEqual({ failures: 0, first: [] });
+      expect({ failures: failures.length - before, first: failures.slice(before, before + 15) }).toEqual({
+        failures: 0,
+        first: [],
+      });
       // Not vacuous: most of the generated arguments are valid, and valid calls do reach the upstream.
       const s = statsOf(plan.name);
       expect(s.generatedValid).toBeGreaterThan(s.generated * 0.5);
@@ -357,7 +377,9 @@ describe("fuzzing tool arguments", () => {
   );
 
   it("MCP Server + SDK Client (in memory): the same checks, and the server keeps answering", async () => {
-    const chosen = PLANS.filter((plan) => ["GitHub", "apideck.com/crm", "cpy.re/peertube", "styles (test/fuzz)"].includes(plan.name));
+    const chosen = PLANS.filter((plan) =>
+      ["GitHub", "apideck.com/crm", "cpy.re/peertube", "styles (test/fuzz)"].includes(plan.name),
+    );
     const before = failures.length;
     let calls = 0;
     for (const plan of chosen) {
@@ -415,7 +437,10 @@ describe("fuzzing tool arguments", () => {
       }
     }
     expect(calls).toBeGreaterThanOrEqual(250);
-    expect({ failures: failures.length - before, first: failures.slice(before, before + 15) }).toEqual({ failures: 0, first: [] });
+    expect({ failures: failures.length - before, first: failures.slice(before, before + 15) }).toEqual({
+      failures: 0,
+      first: [],
+    });
   }, 60_000);
 
   // Found by this fuzzer: undici refuses some requests outright (header values outside tab, 0x20–0x7E and
@@ -425,27 +450,43 @@ describe("fuzzing tool arguments", () => {
   // engine's timeout) no longer ends it. So the engine must never hand undici such a request.
   const refusedHeaders: Array<[string, Array<Record<string, unknown>>]> = [
     ["header values undici cannot encode", [{ "X-Trace": "日本語" }, { "X-Trace": "😀" }, { "X-Trace": "\u0001" }]],
-    ["framing headers as arguments", [{ "Transfer-Encoding": "chunked" }, { Expect: "100-continue" }, { "Content-Length": 1.5 }]],
+    [
+      "framing headers as arguments",
+      [{ "Transfer-Encoding": "chunked" }, { Expect: "100-continue" }, { "Content-Length": 1.5 }],
+    ],
   ];
-  it.each(refusedHeaders)("refuses %s before undici sees them, so the connection pool never gets stuck", async (_label, headers) => {
-    const subject = await load(PLANS.find((plan) => plan.file === STYLES)!);
-    const agent = new RecordingAgent({ keepAliveTimeout: 10_000, connections: 4 });
-    const engine = new Engine({ catalog: subject.catalog, outputValidation: "off", env: {}, dispatcher: agent, timeoutMs: 2_000, retryDelaysMs: [1, 1] });
-    upstream.currentCall = ++callNumber;
-    try {
-      for (let i = 0; i < 8; i++) {
-        const args = { uploadId: "u1", body: "AAEC", ...headers[i % headers.length] };
-        const result = await withTimeout(engine.callTool("putChunk", args), 5_000);
-        expect(result.isError).toBe(true);
+  it.each(refusedHeaders)(
+    "refuses %s before undici sees them, so the connection pool never gets stuck",
+    async (_label, headers) => {
+      const subject = await load(PLANS.find((plan) => plan.file === STYLES)!);
+      const agent = new RecordingAgent({ keepAliveTimeout: 10_000, connections: 4 });
+      const engine = new Engine({
+        catalog: subject.catalog,
+        outputValidation: "off",
+        env: {},
+        dispatcher: agent,
+        timeoutMs: 2_000,
+        retryDelaysMs: [1, 1],
+      });
+      upstream.currentCall = ++callNumber;
+      try {
+        for (let i = 0; i < 8; i++) {
+          const args = { uploadId: "u1", body: "AAEC", ...headers[i % headers.length] };
+          const result = await withTimeout(engine.callTool("putChunk", args), 5_000);
+          expect(result.isError).toBe(true);
+        }
+        expect(agent.dispatched.map((d) => d.headers)).toEqual([]);
+        const result = await withTimeout(
+          engine.callTool("putChunk", { uploadId: "u1", body: "AAEC", "X-Chunk-Label": "fine" }),
+          5_000,
+        );
+        expect(result).toMatchObject({ content: [{ type: "text" }] });
+        expect(result.isError).toBeFalsy();
+      } finally {
+        await agent.destroy();
       }
-      expect(agent.dispatched.map((d) => d.headers)).toEqual([]);
-      const result = await withTimeout(engine.callTool("putChunk", { uploadId: "u1", body: "AAEC", "X-Chunk-Label": "fine" }), 5_000);
-      expect(result).toMatchObject({ content: [{ type: "text" }] });
-      expect(result.isError).toBeFalsy();
-    } finally {
-      await agent.destroy();
-    }
-  });
+    },
+  );
 
   it("the upstream saw nothing it could not parse, and nothing outside a call", () => {
     expect(upstream.clientErrors.filter((e) => e.code !== "ECONNRESET")).toEqual([]);

@@ -50,13 +50,22 @@ const EXPECTED_HEADERS = new Set([
 ]);
 
 /** The problems with one request as the upstream received it, given the tool it was made for. */
-export function checkReceived({ received, tool, upstream }: { received: Received; tool: Tool; upstream: Upstream }): string[] {
+export function checkReceived({
+  received,
+  tool,
+  upstream,
+}: {
+  received: Received;
+  tool: Tool;
+  upstream: Upstream;
+}): string[] {
   const problems: string[] = [];
   const { operation } = tool;
   const url = received.url;
   if (received.method !== operation.method) problems.push(`method ${received.method}, expected ${operation.method}`);
   if (received.headers.host !== upstream.host) problems.push(`Host ${JSON.stringify(received.headers.host)}`);
-  if (!url.startsWith(`${upstream.basePath}/`)) problems.push(`target does not start with the base path: ${excerpt(url)}`);
+  if (!url.startsWith(`${upstream.basePath}/`))
+    problems.push(`target does not start with the base path: ${excerpt(url)}`);
   if (url.includes("#")) problems.push(`target holds a fragment: ${excerpt(url)}`);
   let parsed: URL | undefined;
   try {
@@ -94,7 +103,8 @@ function checkPathShape({ url, tool, basePath }: { url: string; tool: Tool; base
       return;
     }
     const value = decoded(sent);
-    if (sent === "" || value === "." || value === "..") problems.push(`filled segment ${segment} is ${JSON.stringify(sent)}`);
+    if (sent === "" || value === "." || value === "..")
+      problems.push(`filled segment ${segment} is ${JSON.stringify(sent)}`);
     // Whatever filled the placeholders, the literal text around them is there unchanged (percent-encoded or not).
     const literals = segment.split(/\{[^{}]+\}/).filter(Boolean);
     let at = 0;
@@ -139,7 +149,8 @@ function checkHeaders({ received, tool }: { received: Received; tool: Tool }): s
     const value = raw[i + 1]!;
     if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) problems.push(`header ${JSON.stringify(name)} holds CR or LF`);
     const lower = name.toLowerCase();
-    if (!EXPECTED_HEADERS.has(lower) && !declared.has(lower)) problems.push(`unexpected header ${JSON.stringify(name)}`);
+    if (!EXPECTED_HEADERS.has(lower) && !declared.has(lower))
+      problems.push(`unexpected header ${JSON.stringify(name)}`);
   }
   const cookie = received.headers.cookie;
   const cookies = tool.operation.parameters.cookie;
@@ -158,7 +169,8 @@ function checkHeaders({ received, tool }: { received: Received; tool: Tool }): s
 export function checkDispatched({ dispatched, upstream }: { dispatched: Dispatched; upstream: Upstream }): string[] {
   const problems: string[] = [];
   if (dispatched.origin !== upstream.origin) problems.push(`dispatched to origin ${dispatched.origin}`);
-  if (!dispatched.path.startsWith(`${upstream.basePath}/`)) problems.push(`dispatched path ${excerpt(dispatched.path)}`);
+  if (!dispatched.path.startsWith(`${upstream.basePath}/`))
+    problems.push(`dispatched path ${excerpt(dispatched.path)}`);
   for (const [name, value] of dispatched.headers) {
     if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) {
       problems.push(`header ${JSON.stringify(name)} handed to undici with CR or LF: ${JSON.stringify(excerpt(value))}`);
@@ -182,7 +194,9 @@ export function excerpt(text: string, max = 120): string {
 /** JSON for a message, bounded, and never throwing (arguments may be 12,000 levels deep). */
 export function describeValue(value: unknown, max = 300): string {
   try {
-    const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 80)}…` : v));
+    const text = JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === "string" && v.length > 80 ? `${v.slice(0, 80)}…` : v,
+    );
     return excerpt(text ?? String(value), max);
   } catch {
     return "(too deep to print)";

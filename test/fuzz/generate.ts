@@ -40,7 +40,11 @@ export class ValueGenerator {
     if ("const" in flat) return structuredClone(flat.const);
     if (Array.isArray(flat.enum) && flat.enum.length > 0) return structuredClone(this.rng.pick(flat.enum));
     // A model often copies the spec's own example or default.
-    const examples: unknown[] = Array.isArray(flat.examples) ? [...flat.examples] : "example" in flat ? [flat.example] : [];
+    const examples: unknown[] = Array.isArray(flat.examples)
+      ? [...flat.examples]
+      : "example" in flat
+        ? [flat.example]
+        : [];
     if ("default" in flat) examples.push(flat.default);
     if (examples.length > 0 && this.rng.bool(0.2)) return structuredClone(this.rng.pick(examples));
     switch (this.typeOf(flat, depth)) {
@@ -114,7 +118,11 @@ export class ValueGenerator {
   }
 
   private typeOf(schema: SchemaObject, depth: number): TypeName {
-    const stated = Array.isArray(schema.type) ? (schema.type as TypeName[]) : typeof schema.type === "string" ? [schema.type as TypeName] : [];
+    const stated = Array.isArray(schema.type)
+      ? (schema.type as TypeName[])
+      : typeof schema.type === "string"
+        ? [schema.type as TypeName]
+        : [];
     if (stated.length > 0) {
       const concrete = stated.filter((t) => t !== "null");
       if (concrete.length === 0 || this.rng.bool(0.05)) return stated.includes("null") ? "null" : this.rng.pick(stated);
@@ -143,8 +151,18 @@ export class ValueGenerator {
 
   private number(schema: SchemaObject): number {
     if (this.rng.bool(0.5)) return this.integer(schema);
-    const min = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum : 0;
-    const max = typeof schema.maximum === "number" ? schema.maximum : typeof schema.exclusiveMaximum === "number" ? schema.exclusiveMaximum : min + 100;
+    const min =
+      typeof schema.minimum === "number"
+        ? schema.minimum
+        : typeof schema.exclusiveMinimum === "number"
+          ? schema.exclusiveMinimum
+          : 0;
+    const max =
+      typeof schema.maximum === "number"
+        ? schema.maximum
+        : typeof schema.exclusiveMaximum === "number"
+          ? schema.exclusiveMaximum
+          : min + 100;
     const value = min + this.rng.next() * (max - min);
     return Math.round(value * 1000) / 1000;
   }
@@ -239,7 +257,8 @@ export class ValueGenerator {
       const itemSchema = i < prefix.length ? prefix[i] : items;
       let item = this.value(itemSchema ?? true, depth + 1);
       if (schema.uniqueItems === true) {
-        for (let retry = 0; retry < 5 && seen.has(safeKey(item)); retry++) item = this.value(itemSchema ?? true, depth + 1);
+        for (let retry = 0; retry < 5 && seen.has(safeKey(item)); retry++)
+          item = this.value(itemSchema ?? true, depth + 1);
         if (seen.has(safeKey(item))) continue;
         seen.add(safeKey(item));
       }
@@ -262,7 +281,13 @@ export class ValueGenerator {
       setOwn(out, key, this.value(property, depth + 1));
     }
     const extra = schema.additionalProperties;
-    if (Object.keys(properties).length === 0 && extra !== undefined && extra !== false && depth < SHALLOW && this.rng.bool(0.4)) {
+    if (
+      Object.keys(properties).length === 0 &&
+      extra !== undefined &&
+      extra !== false &&
+      depth < SHALLOW &&
+      this.rng.bool(0.4)
+    ) {
       setOwn(out, `key${this.rng.int(1, 9)}`, this.value(extra === true ? true : (extra as Schema), depth + 1));
     }
     return out;

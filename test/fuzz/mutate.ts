@@ -115,7 +115,11 @@ const MUTATORS: Array<[string, number, Mutator]> = [
   ["null", 1, ({ args, rng }) => replacePlace(args, rng, () => null)],
   ["array-for-object", 1, ({ args, rng }) => arrayForObject(args, rng)],
   ["nested-junk", 1, ({ args, rng }) => replacePlace(args, rng, () => junk(rng, 0))],
-  ["deep", 0.3, ({ args, tool, rng }) => setParameter({ args, tool, rng, values: [deep(rng.pick([200, 2_000, 12_000]))] })],
+  [
+    "deep",
+    0.3,
+    ({ args, tool, rng }) => setParameter({ args, tool, rng, values: [deep(rng.pick([200, 2_000, 12_000]))] }),
+  ],
   ["whole", 1, ({ args, rng }) => rng.pick(wholeReplacements(args))],
 ];
 const TOTAL_WEIGHT = MUTATORS.reduce((sum, [, weight]) => sum + weight, 0);
@@ -147,7 +151,8 @@ function setParameter({
 }): Record<string, unknown> {
   const { parameters, body } = tool.operation;
   const all = [...parameters.path, ...parameters.query, ...parameters.header, ...parameters.cookie];
-  const preferred = prefer === "header" ? [...parameters.header, ...parameters.cookie] : prefer ? parameters[prefer] : [];
+  const preferred =
+    prefer === "header" ? [...parameters.header, ...parameters.cookie] : prefer ? parameters[prefer] : [];
   const names = (preferred.length > 0 && rng.bool(0.6) ? preferred : all).map((p) => p.argument);
   if (body?.argument && rng.bool(0.2)) names.push(body.argument);
   if (names.length === 0) {
@@ -187,7 +192,8 @@ function junk(rng: Rng, depth: number): unknown {
   if (depth > 5 || rng.bool(0.3)) return rng.pick([rng.pick(ALL_STRINGS), 0, -1, 1e308, -0, true, null, ""]);
   if (rng.bool(0.5)) return Array.from({ length: rng.int(0, 4) }, () => junk(rng, depth + 1));
   const out: Record<string, unknown> = {};
-  for (let i = rng.int(0, 4); i > 0; i--) setOwn(out, rng.pick([...HOSTILE_KEYS, "x", "y", "id"]), junk(rng, depth + 1));
+  for (let i = rng.int(0, 4); i > 0; i--)
+    setOwn(out, rng.pick([...HOSTILE_KEYS, "x", "y", "id"]), junk(rng, depth + 1));
   return out;
 }
 

@@ -118,6 +118,8 @@ function headerPairs(headers: Dispatcher.DispatchOptions["headers"]): Array<[str
   const entries: Iterable<[string, unknown]> =
     Symbol.iterator in headers ? (headers as Iterable<[string, unknown]>) : Object.entries(headers);
   return [...entries].flatMap(([name, value]) =>
-    Array.isArray(value) ? value.map((v) => [name, String(v)] as [string, string]) : [[name, String(value)] as [string, string]],
+    Array.isArray(value)
+      ? value.map((v) => [name, String(v)] as [string, string])
+      : [[name, String(value)] as [string, string]],
   );
 }

@@ -29,9 +29,30 @@ describe("readServerCommandLine", () => {
   };
 
   it("takes the defaults, the environment, and the command line over the environment", () => {
-    expect(settings([])).toMatchObject({ transport: "stdio", host: "127.0.0.1", port: 3000, mode: "tools", stateless: false, policies: [], sessions: {} });
-    const env = { MCP_TRANSPORT: "http", MCP_PORT: "8080", MCP_STATELESS: "true", MCP_POLICY: "read=allow, write=deny", MCP_SESSION_IDLE_TIMEOUT: "60", MCP_PORT_UNUSED: "x" };
-    expect(settings([], env)).toMatchObject({ transport: "http", port: 8080, stateless: true, policies: ["read=allow", "write=deny"], sessions: { idleTimeoutMs: 60_000 } });
+    expect(settings([])).toMatchObject({
+      transport: "stdio",
+      host: "127.0.0.1",
+      port: 3000,
+      mode: "tools",
+      stateless: false,
+      policies: [],
+      sessions: {},
+    });
+    const env = {
+      MCP_TRANSPORT: "http",
+      MCP_PORT: "8080",
+      MCP_STATELESS: "true",
+      MCP_POLICY: "read=allow, write=deny",
+      MCP_SESSION_IDLE_TIMEOUT: "60",
+      MCP_PORT_UNUSED: "x",
+    };
+    expect(settings([], env)).toMatchObject({
+      transport: "http",
+      port: 8080,
+      stateless: true,
+      policies: ["read=allow", "write=deny"],
+      sessions: { idleTimeoutMs: 60_000 },
+    });
     expect(settings(["--port", "9000", "--transport=stdio"], env)).toMatchObject({ transport: "stdio", port: 9000 });
     // An empty variable (`MCP_PORT=` in an env file) is unset.
     expect(settings([], { MCP_PORT: "", MCP_AUTH_TOKEN_ENV: "" })).toMatchObject({ port: 3000 });
@@ -43,8 +64,18 @@ describe("readServerCommandLine", () => {
     const file = { file: "settings.json", requestTimeoutSeconds: 20, maxPendingBodyBytes: 8_000_000 };
     const result = readServerCommandLine({ args: ["--max-pending-body-bytes", "2000000"], env, file });
     if (!("settings" in result)) throw new Error("help");
-    expect(result.settings.requests).toEqual({ headersTimeoutMs: 5_000, requestTimeoutMs: 20_000, maxPendingBodyBytes: 2_000_000, maxPendingBodyBytesPerPrincipal: 1_000_000 });
-    expect(() => read(["--request-timeout", "0"])).toThrow(expect.objectContaining({ code: "E_OPTION", message: "--request-timeout must be a whole number greater than 0, not '0'" }));
+    expect(result.settings.requests).toEqual({
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 20_000,
+      maxPendingBodyBytes: 2_000_000,
+      maxPendingBodyBytesPerPrincipal: 1_000_000,
+    });
+    expect(() => read(["--request-timeout", "0"])).toThrow(
+      expect.objectContaining({
+        code: "E_OPTION",
+        message: "--request-timeout must be a whole number greater than 0, not '0'",
+      }),
+    );
   });
 
   it.each([
@@ -63,11 +94,27 @@ describe("readServerCommandLine", () => {
     [[], { MCP_STATELESS: "yes" }, "MCP_STATELESS must be true or false, not 'yes'"],
     [["--stateless=yes"], {}, "--stateless takes no value (it is a flag), not 'yes'"],
     [["serve"], {}, "unexpected argument 'serve': this server takes options only"],
-    [["--policy", "read"], {}, "--policy: 'read' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)"],
-    [[], { MCP_POLICY: "read=allow,write=maybe" }, "MCP_POLICY: 'write=maybe' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)"],
+    [
+      ["--policy", "read"],
+      {},
+      "--policy: 'read' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)",
+    ],
+    [
+      [],
+      { MCP_POLICY: "read=allow,write=maybe" },
+      "MCP_POLICY: 'write=maybe' is not <target>=<allow|approve|deny> (target: read, write, destructive or a tool name)",
+    ],
     [[], { MCP_SESSION_IDLE_TIMEOUT: "0" }, "MCP_SESSION_IDLE_TIMEOUT must be a whole number greater than 0, not '0'"],
-    [["--auth-token-env", "T"], {}, "--auth-token-env applies to HTTP (--transport http): a stdio client is the process that started the server"],
-    [["--transport", "http", "--auth-token-env", "T"], { MCP_AUTH_RESOURCE: "https://x/mcp" }, "--auth-token-env and MCP_AUTH_RESOURCE are two ways of checking clients; choose one"],
+    [
+      ["--auth-token-env", "T"],
+      {},
+      "--auth-token-env applies to HTTP (--transport http): a stdio client is the process that started the server",
+    ],
+    [
+      ["--transport", "http", "--auth-token-env", "T"],
+      { MCP_AUTH_RESOURCE: "https://x/mcp" },
+      "--auth-token-env and MCP_AUTH_RESOURCE are two ways of checking clients; choose one",
+    ],
   ])("%j with %j: %s", (args, env, message) => {
     expect(() => read(args, env)).toThrow(expect.objectContaining({ code: "E_OPTION", message }));
   });
@@ -96,7 +143,11 @@ describe("a generated server", () => {
     linkDependencies(project);
     expect(typecheck(project)).toBe("");
     const catalog = await loadCatalog(ADAFRUIT);
-    credentials = Object.fromEntries(Object.values(catalog.credentials).flatMap(credentialVariables).map((v) => [v, "placeholder"]));
+    credentials = Object.fromEntries(
+      Object.values(catalog.credentials)
+        .flatMap(credentialVariables)
+        .map((v) => [v, "placeholder"]),
+    );
     blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     taken = (blocker.address() as { port: number }).port;
@@ -104,11 +155,19 @@ describe("a generated server", () => {
   afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
 
   /** Runs `node dist/index.js` to its end (stdio servers end at once: stdin is closed). */
-  function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  function run(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = execFile(process.execPath, [join(project, "dist/index.js"), ...args], { env: { PATH: process.env.PATH ?? "", ...credentials, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
-      });
+      const child = execFile(
+        process.execPath,
+        [join(project, "dist/index.js"), ...args],
+        { env: { PATH: process.env.PATH ?? "", ...credentials, ...env }, timeout: 20_000 },
+        (error, stdout, stderr) => {
+          resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
+        },
+      );
       child.stdin?.end();
     });
   }
@@ -139,28 +198,38 @@ describe("a generated server", () => {
     expect(busy.stderr).toBe(`Adafruit IO REST API: port ${taken} is in use; set MCP_PORT or --port\n`);
     const open = await run([], { MCP_TRANSPORT: "http", MCP_HOST: "0.0.0.0", MCP_PORT: "0" });
     expect(open.code).toBe(1);
-    expect(open.stderr).toMatch(/^Adafruit IO REST API: not serving on 0\.0\.0\.0 without endpoint auth: .*--allow-unauthenticated/);
+    expect(open.stderr).toMatch(
+      /^Adafruit IO REST API: not serving on 0\.0\.0\.0 without endpoint auth: .*--allow-unauthenticated/,
+    );
     expect(`${busy.stderr}${open.stderr}`).not.toMatch(STACK_LINE);
   });
 
   it("README: the client lines carry every credential variable and --mode dynamic (the listing is over budget)", () => {
     const readme = read("README.md");
     const claude = /^Claude Code: `(.*)`$/m.exec(readme)?.[1] ?? "";
-    const config = JSON.parse(/```json\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## Connect a client")))?.[1] ?? "{}");
+    const config = JSON.parse(
+      /```json\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## Connect a client")))?.[1] ?? "{}",
+    );
     const server = Object.values(config.mcpServers)[0] as { args: string[]; env: Record<string, string> };
     expect(Object.keys(server.env).sort()).toEqual(Object.keys(credentials).sort());
     for (const variable of Object.keys(credentials)) expect(claude).toContain(` -e ${variable}=`);
     expect(server.args.slice(1)).toEqual(["--mode", "dynamic"]);
     expect(claude).toMatch(/dist\/index\.js --mode dynamic$/);
-    expect(readme).toMatch(/\*\*Dynamic mode\.\*\* In tools mode this API's `tools\/list` costs more than the 20,000 tokens/);
+    expect(readme).toMatch(
+      /\*\*Dynamic mode\.\*\* In tools mode this API's `tools\/list` costs more than the 20,000 tokens/,
+    );
   });
 
   it("runs as its Dockerfile and .env.example say: on every address, requiring a token from MCP_TOKENS", async () => {
-    const image = Object.fromEntries([...(/^ENV (.*)$/m.exec(read("Dockerfile"))?.[1] ?? "").matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, m[2]!]));
+    const image = Object.fromEntries(
+      [...(/^ENV (.*)$/m.exec(read("Dockerfile"))?.[1] ?? "").matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, m[2]!]),
+    );
     expect(image).toMatchObject({ MCP_TRANSPORT: "http", MCP_HOST: "0.0.0.0", MCP_AUTH_TOKEN_ENV: "MCP_TOKENS" });
     expect(read(".env.example")).toMatch(/^MCP_TOKENS=$/m);
     const token = "a-token-for-the-container-0123456789";
-    const child = spawn(process.execPath, [join(project, "dist/index.js")], { env: { PATH: process.env.PATH ?? "", ...credentials, ...image, MCP_PORT: "0", MCP_TOKENS: token } });
+    const child = spawn(process.execPath, [join(project, "dist/index.js")], {
+      env: { PATH: process.env.PATH ?? "", ...credentials, ...image, MCP_PORT: "0", MCP_TOKENS: token },
+    });
     try {
       let stderr = "";
       const url = await new Promise<string>((resolve, reject) => {
@@ -174,7 +243,11 @@ describe("a generated server", () => {
       expect(stderr).not.toContain("WARNING");
       expect((await fetch(url, { method: "POST" })).status).toBe(401);
       const client = new Client({ name: "container-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       expect((await client.listTools()).tools).toHaveLength(71);
       await client.close();
     } finally {

@@ -23,7 +23,8 @@ const LINE_BREAK = /\r\n?|\n|[\u2028\u2029]/;
 function strings(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.flatMap(strings);
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => [key, ...strings(inner)]);
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) => [key, ...strings(inner)]);
   return [];
 }
 
@@ -41,7 +42,13 @@ function descriptions(schema: JsonSchema | undefined, into = new Map<string, str
 function docComments(source: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const m of source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\n\s*("(?:[^"\\\n]|\\.)*")\??:/g)) {
-    const body = m[1]!.includes("\n") ? m[1]!.split("\n").slice(1, -1).map((line) => line.replace(/^\s*\* ?/, "")).join("\n") : m[1]!.slice(1, -1);
+    const body = m[1]!.includes("\n")
+      ? m[1]!
+          .split("\n")
+          .slice(1, -1)
+          .map((line) => line.replace(/^\s*\* ?/, ""))
+          .join("\n")
+      : m[1]!.slice(1, -1);
     found.set(JSON.parse(m[2]!) as string, body.replaceAll("*\\/", "*/"));
   }
   return found;
@@ -49,7 +56,9 @@ function docComments(source: string): Map<string, string> {
 
 /** The contents of Markdown code spans (CommonMark: a backtick run, not escaped, closed by an equal run). */
 function codeSpans(markdown: string): string[] {
-  return [...markdown.matchAll(/(?<![\\`])(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g)].map((m) => m[2]!.replace(/^ ([\s\S]*) $/, "$1"));
+  return [...markdown.matchAll(/(?<![\\`])(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g)].map((m) =>
+    m[2]!.replace(/^ ([\s\S]*) $/, "$1"),
+  );
 }
 
 describe("a project generated from a hostile spec", () => {
@@ -66,9 +75,18 @@ describe("a project generated from a hostile spec", () => {
     files = generateProject({ catalog, out: project, generator: "openapi-mcp test" }).files;
     linkDependencies(project);
     compiled = typecheck(project);
-    const env = Object.fromEntries(Object.values(catalog.credentials).flatMap(credentialVariables).map((v) => [v, "placeholder"]));
+    const env = Object.fromEntries(
+      Object.values(catalog.credentials)
+        .flatMap(credentialVariables)
+        .map((v) => [v, "placeholder"]),
+    );
     client = new Client({ name: "hostile-test", version: "1.0.0" });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [join(project, "dist/index.js")], env: { ...process.env, ...env } as Record<string, string>, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(project, "dist/index.js")],
+      env: { ...process.env, ...env } as Record<string, string>,
+      stderr: "pipe",
+    });
     if (compiled === "") await client.connect(transport);
   }, 30_000);
 
@@ -84,7 +102,10 @@ describe("a project generated from a hostile spec", () => {
 
   it("carries the catalog unchanged in catalog.json", () => {
     const data = JSON.parse(read("catalog.json")) as Catalog;
-    const portable = catalog.tools.map((t) => ({ ...t, origin: { ...t.origin, file: relative(dirname(FIXTURE), t.origin.file) } }));
+    const portable = catalog.tools.map((t) => ({
+      ...t,
+      origin: { ...t.origin, file: relative(dirname(FIXTURE), t.origin.file) },
+    }));
     expect(data.tools).toEqual(portable);
     expect(data.definitions).toEqual(catalog.definitions);
     expect(JSON.stringify(data)).toContain("*/ ${process.exit(1)} </script>");
@@ -93,26 +114,47 @@ describe("a project generated from a hostile spec", () => {
   it("lists the tools over MCP exactly as the catalog does, under the spec's own title and version", async () => {
     const listing = new Listing(catalog);
     const { tools } = await client.listTools();
-    const shown = tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations }));
+    const shown = tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+      annotations,
+    }));
     expect(shown).toEqual(catalog.tools.map((tool) => listing.entry(tool)));
     const info = (parse(readFileSync(FIXTURE, "utf8")) as { info: { title: string; version: string } }).info;
     expect(client.getServerVersion()).toMatchObject({ name: info.title, version: info.version });
   });
 
   it("keeps each string inert in the text files: no eval, no line of its own, no early comment end", () => {
-    const injected = strings(parse(readFileSync(FIXTURE, "utf8"))).flatMap((s) => s.split(LINE_BREAK).slice(1).map((line) => line.trim()).filter(Boolean));
+    const injected = strings(parse(readFileSync(FIXTURE, "utf8"))).flatMap((s) =>
+      s
+        .split(LINE_BREAK)
+        .slice(1)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
     expect(injected).toEqual(expect.arrayContaining(["RUN rm -rf /", "# heading", "<img src=x onerror=alert(1)>"]));
     for (const file of files) {
       expect(file.content, file.path).not.toMatch(/\beval\s*\(|\bnew\s+Function\s*\(/);
       // A line break from the spec is a new Dockerfile instruction, .env entry, Markdown block or statement.
-      for (const line of file.content.split("\n")) expect(injected.filter((i) => line.trimStart().startsWith(i)), `${file.path}: ${line}`).toEqual([]);
+      for (const line of file.content.split("\n"))
+        expect(
+          injected.filter((i) => line.trimStart().startsWith(i)),
+          `${file.path}: ${line}`,
+        ).toEqual([]);
       // Raw U+2028/U+2029 end a line for older parsers, editors and linters.
       if (/\.(ts|mjs)$/.test(file.path)) expect(file.content, file.path).not.toMatch(/[\u2028\u2029]/);
     }
-    const expected = new Map([...catalog.tools.flatMap((t) => [...descriptions(t.inputSchema)]), ...Object.values(catalog.definitions).flatMap((d) => [...descriptions(d)])]);
+    const expected = new Map([
+      ...catalog.tools.flatMap((t) => [...descriptions(t.inputSchema)]),
+      ...Object.values(catalog.definitions).flatMap((d) => [...descriptions(d)]),
+    ]);
     expect(expected.size).toBeGreaterThanOrEqual(5);
     const comments = docComments(read("src/tools.ts"));
-    for (const [name, description] of expected) expect(comments.get(name), name).toBe(description.split(LINE_BREAK).join("\n"));
+    for (const [name, description] of expected)
+      expect(comments.get(name), name).toBe(description.split(LINE_BREAK).join("\n"));
   });
 
   it("writes package.json, .env.example and README.md that say what the spec says, escaped for each", () => {
@@ -121,7 +163,9 @@ describe("a project generated from a hostile spec", () => {
     expect(pkg.description).toBe(`MCP server for ${title}`);
     expect(pkg.name).toMatch(/^[a-z0-9][a-z0-9._~-]{0,213}$/);
     const variables = Object.values(catalog.credentials).flatMap(credentialVariables);
-    const entries = read(".env.example").split("\n").filter((line) => line && !line.startsWith("#"));
+    const entries = read(".env.example")
+      .split("\n")
+      .filter((line) => line && !line.startsWith("#"));
     // Then the endpoint's own tokens, which the Docker image requires.
     expect(entries).toEqual([...variables.map((v) => `${v}=`), "MCP_TOKENS="]);
     const readme = read("README.md");
@@ -129,7 +173,10 @@ describe("a project generated from a hostile spec", () => {
     expect(prose).not.toMatch(/(?<!\\)<\/?\s*(script|img|b)\b/i);
     const spans = codeSpans(readme);
     for (const id of Object.keys(catalog.credentials)) expect(spans).toContain(id.split(LINE_BREAK).join(" "));
-    const rows = readme.slice(readme.indexOf("## Tools")).split("\n").filter((line) => line.startsWith("|"));
+    const rows = readme
+      .slice(readme.indexOf("## Tools"))
+      .split("\n")
+      .filter((line) => line.startsWith("|"));
     expect(rows).toHaveLength(2 + catalog.tools.length);
     // A table row keeps its five cell borders; a `|` inside a cell is written `\|` (GFM), also in a code span.
     for (const row of rows) expect(row.match(/(?<!\\)\|/g), row).toHaveLength(5);

@@ -32,7 +32,15 @@ afterAll(async () => {
 });
 
 /** Generates and builds the source's project; the two servers, started with the same options and environment. */
-async function pair({ source, options, env = {} }: { source: string; options: string[]; env?: Record<string, string> }): Promise<{ serve: StdioPeer; generated: StdioPeer }> {
+async function pair({
+  source,
+  options,
+  env = {},
+}: {
+  source: string;
+  options: string[];
+  env?: Record<string, string>;
+}): Promise<{ serve: StdioPeer; generated: StdioPeer }> {
   const project = temporaryProjectDir("parity");
   const catalog = await loadCatalog(source);
   generateProject({ catalog, out: project, generator: "openapi-mcp parity test" });
@@ -62,28 +70,40 @@ function comparable(request: RecordedRequest): Record<string, unknown> {
 }
 
 /** Runs one scenario against a server: its response lines and the requests the upstream saw. */
-async function play(peer: StdioPeer, scenario: Scenario): Promise<{ responses: string[]; requests: Array<Record<string, unknown>> }> {
+async function play(
+  peer: StdioPeer,
+  scenario: Scenario,
+): Promise<{ responses: string[]; requests: Array<Record<string, unknown>> }> {
   if (scenario.pauseMs) await new Promise((resolve) => setTimeout(resolve, scenario.pauseMs));
   upstream.reset();
   for (const route of scenario.routes ?? []) upstream.on(route.method, route.path, ...route.replies);
-  const calls = Array.from({ length: scenario.times ?? 1 }, () => peer.request("tools/call", { name: scenario.tool, arguments: scenario.args }));
+  const calls = Array.from({ length: scenario.times ?? 1 }, () =>
+    peer.request("tools/call", { name: scenario.tool, arguments: scenario.args }),
+  );
   const responses = await Promise.all(calls);
   // Abandoned requests (timeouts) settle when their connection closes.
   await Promise.all(upstream.requests.map((r) => r.settled));
   return { responses, requests: upstream.requests.map(comparable) };
 }
 
-async function expectSameCalls({ serve, generated }: { serve: StdioPeer; generated: StdioPeer }, scenarios: Scenario[]): Promise<void> {
+async function expectSameCalls(
+  { serve, generated }: { serve: StdioPeer; generated: StdioPeer },
+  scenarios: Scenario[],
+): Promise<void> {
   for (const scenario of scenarios) {
     const fromServe = await play(serve, scenario);
     const fromGenerated = await play(generated, scenario);
     // A rate limit's "try again in …" depends on the moment; everything else must match byte for byte.
-    const timeless = (lines: string[]): string[] => lines.map((line) => line.replace(/Try again in \d+ (?:ms|s)\./g, "Try again in (a moment)."));
+    const timeless = (lines: string[]): string[] =>
+      lines.map((line) => line.replace(/Try again in \d+ (?:ms|s)\./g, "Try again in (a moment)."));
     expect(timeless(fromGenerated.responses), scenario.what).toEqual(timeless(fromServe.responses));
     expect(fromGenerated.requests, scenario.what).toEqual(fromServe.requests);
     // What the scenario is about really happened (two servers failing alike for a setup reason is no parity).
-    if (scenario.expect.requests !== undefined) expect(fromServe.requests.length, scenario.what).toBe(scenario.expect.requests);
-    const results = fromServe.responses.map((line) => JSON.parse(line) as { result?: { isError?: boolean }; error?: unknown });
+    if (scenario.expect.requests !== undefined)
+      expect(fromServe.requests.length, scenario.what).toBe(scenario.expect.requests);
+    const results = fromServe.responses.map(
+      (line) => JSON.parse(line) as { result?: { isError?: boolean }; error?: unknown },
+    );
     for (const [i, line] of fromServe.responses.entries()) {
       const { result, error } = results[i]!;
       if (scenario.expect.outcome === "ok") expect(result?.isError ?? false, `${scenario.what}: ${line}`).toBe(false);
@@ -91,19 +111,32 @@ async function expectSameCalls({ serve, generated }: { serve: StdioPeer; generat
       else if (scenario.expect.outcome === "protocol") expect(error, `${scenario.what}: ${line}`).toBeDefined();
       if (scenario.expect.text) expect(line, scenario.what).toMatch(scenario.expect.text);
     }
-    if (scenario.expect.errors !== undefined) expect(results.filter((r) => r.result?.isError).length, scenario.what).toBe(scenario.expect.errors);
+    if (scenario.expect.errors !== undefined)
+      expect(results.filter((r) => r.result?.isError).length, scenario.what).toBe(scenario.expect.errors);
   }
 }
 
 describe("the wire fixture", () => {
   let servers: { serve: StdioPeer; generated: StdioPeer };
   beforeAll(async () => {
-    const options = ["--base-url", `${upstream.url}/v1`, "--max-response-bytes", "4096", "--timeout", "1500", "--policy", "putItem=deny"];
+    const options = [
+      "--base-url",
+      `${upstream.url}/v1`,
+      "--max-response-bytes",
+      "4096",
+      "--timeout",
+      "1500",
+      "--policy",
+      "putItem=deny",
+    ];
     servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
   }, 60_000);
 
   it("lists the same tools, byte for byte", async () => {
-    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+    const [fromServe, fromGenerated] = await Promise.all([
+      servers.serve.request("tools/list"),
+      servers.generated.request("tools/list"),
+    ]);
     expect(fromGenerated).toBe(fromServe);
     expect(JSON.parse(fromServe).result.tools.length).toBeGreaterThan(20);
   });
@@ -115,9 +148,21 @@ describe("the wire fixture", () => {
 
 describe("filters at start-up", () => {
   it("--include and --exclude keep the same tools", async () => {
-    const options = ["--base-url", `${upstream.url}/v1`, "--include", "tag:security", "--include", "method:delete", "--exclude", "op:withKeyPair"];
+    const options = [
+      "--base-url",
+      `${upstream.url}/v1`,
+      "--include",
+      "tag:security",
+      "--include",
+      "method:delete",
+      "--exclude",
+      "op:withKeyPair",
+    ];
     const { serve, generated } = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
-    const [fromServe, fromGenerated] = await Promise.all([serve.request("tools/list"), generated.request("tools/list")]);
+    const [fromServe, fromGenerated] = await Promise.all([
+      serve.request("tools/list"),
+      generated.request("tools/list"),
+    ]);
     expect(fromGenerated).toBe(fromServe);
     const names = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name);
     expect(names).toEqual(["deleteThing", "withHeaderKey", "withQueryKey", "withCookieKey", "withBearerOrBasic"]);
@@ -126,8 +171,15 @@ describe("filters at start-up", () => {
 
 describe("a custom action definition", () => {
   it("same tools, same calls: credentials, approval, the source's rate limit", async () => {
-    const servers = await pair({ source: WIDGETS, options: ["--base-url", `${upstream.url}/v1`], env: { WIDGETS_API_KEY: "wk-secret-0c1d" } });
-    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+    const servers = await pair({
+      source: WIDGETS,
+      options: ["--base-url", `${upstream.url}/v1`],
+      env: { WIDGETS_API_KEY: "wk-secret-0c1d" },
+    });
+    const [fromServe, fromGenerated] = await Promise.all([
+      servers.serve.request("tools/list"),
+      servers.generated.request("tools/list"),
+    ]);
     expect(fromGenerated).toBe(fromServe);
     await expectSameCalls(servers, WIDGET_SCENARIOS);
   }, 60_000);
@@ -138,12 +190,21 @@ describe("a corpus sample", () => {
     it(`${spec}: same tools; the same calls for the first tools`, async () => {
       const source = join(CORPUS_DIR, spec);
       const servers = await pair({ source, options: ["--base-url", `${upstream.url}/base`] });
-      const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+      const [fromServe, fromGenerated] = await Promise.all([
+        servers.serve.request("tools/list"),
+        servers.generated.request("tools/list"),
+      ]);
       expect(fromGenerated).toBe(fromServe);
       const tools = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).slice(0, 4);
       // Empty arguments: a request where nothing is required, a validation error where something is.
       const reply = { method: "GET", path: /.*/, replies: [json({})] };
-      const scenarios: Scenario[] = tools.map((t) => ({ what: `${spec} ${t.name}`, tool: t.name, args: {}, routes: [reply, { ...reply, method: "POST" }], expect: { outcome: "any" } }));
+      const scenarios: Scenario[] = tools.map((t) => ({
+        what: `${spec} ${t.name}`,
+        tool: t.name,
+        args: {},
+        routes: [reply, { ...reply, method: "POST" }],
+        expect: { outcome: "any" },
+      }));
       await expectSameCalls(servers, scenarios);
     }, 60_000);
   }
@@ -151,13 +212,32 @@ describe("a corpus sample", () => {
 
 describe("dynamic mode", () => {
   it("--mode dynamic: the same three tools, searches, descriptions, and calls through call_tool", async () => {
-    const options = ["--base-url", `${upstream.url}/v1`, "--mode", "dynamic", "--timeout", "1500", "--policy", "putItem=deny"];
+    const options = [
+      "--base-url",
+      `${upstream.url}/v1`,
+      "--mode",
+      "dynamic",
+      "--timeout",
+      "1500",
+      "--policy",
+      "putItem=deny",
+    ];
     const servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
     const ask = (name: string, args: Record<string, unknown>) =>
-      Promise.all([servers.serve.request("tools/call", { name, arguments: args }), servers.generated.request("tools/call", { name, arguments: args })]);
-    const [fromServe, fromGenerated] = await Promise.all([servers.serve.request("tools/list"), servers.generated.request("tools/list")]);
+      Promise.all([
+        servers.serve.request("tools/call", { name, arguments: args }),
+        servers.generated.request("tools/call", { name, arguments: args }),
+      ]);
+    const [fromServe, fromGenerated] = await Promise.all([
+      servers.serve.request("tools/list"),
+      servers.generated.request("tools/list"),
+    ]);
     expect(fromGenerated).toBe(fromServe);
-    expect((JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(["search_tools", "describe_tool", "call_tool"]);
+    expect((JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
+      "search_tools",
+      "describe_tool",
+      "call_tool",
+    ]);
     for (const [name, args] of [
       ["search_tools", { query: "replace an item" }],
       ["describe_tool", { name: "createItem" }],

@@ -19,11 +19,19 @@ let api: Upstream;
 
 beforeAll(async () => {
   project = temporaryProjectDir("settings");
-  generateProject({ catalog: await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml")), out: project, generator: "openapi-mcp test" });
+  generateProject({
+    catalog: await loadCatalog(join(REPOSITORY, "examples/petstore.openapi.yaml")),
+    out: project,
+    generator: "openapi-mcp test",
+  });
   linkDependencies(project);
   expect(typecheck(project)).toBe("");
   api = await Upstream.start();
-  api.on("GET", "/v1/pets/7", json({ id: 7, name: "Rex", kind: { species: "dog", goodBoy: true }, status: "available" }));
+  api.on(
+    "GET",
+    "/v1/pets/7",
+    json({ id: 7, name: "Rex", kind: { species: "dog", goodBoy: true }, status: "available" }),
+  );
   api.on("GET", "/v1/pets", json([]));
 }, 120_000);
 
@@ -38,7 +46,12 @@ function settingsFile(name: string, text: string): string {
 }
 
 async function connect(args: string[], env: Record<string, string> = {}): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(project, "dist/index.js"), ...args], env: { PATH: process.env.PATH ?? "", ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(project, "dist/index.js"), ...args],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "settings-test", version: "0.0.0" });
   await client.connect(transport);
   return client;
@@ -46,9 +59,14 @@ async function connect(args: string[], env: Record<string, string> = {}): Promis
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(project, "dist/index.js"), ...args], { env: { PATH: process.env.PATH ?? "", ...env } }, (_error, _stdout, stderr) => {
-      resolve({ code: child.exitCode, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [join(project, "dist/index.js"), ...args],
+      { env: { PATH: process.env.PATH ?? "", ...env } },
+      (_error, _stdout, stderr) => {
+        resolve({ code: child.exitCode, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }
@@ -57,19 +75,37 @@ describe("a generated server with --config", () => {
   it("applies the file's base URL, filters, mode, policy and credential values", async () => {
     const config = settingsFile(
       "settings.yaml",
-      [`baseUrl: ${api.url}/v1`, "include: ['op:listPets', 'op:getPet', 'op:deletePet']", "mode: dynamic", "policy: { deletePet: deny }", "credentials:", "  api_key: ${PET_KEY}", ""].join("\n"),
+      [
+        `baseUrl: ${api.url}/v1`,
+        "include: ['op:listPets', 'op:getPet', 'op:deletePet']",
+        "mode: dynamic",
+        "policy: { deletePet: deny }",
+        "credentials:",
+        "  api_key: ${PET_KEY}",
+        "",
+      ].join("\n"),
     );
     const client = await connect(["--config", config], { PET_KEY: KEY });
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "describe_tool", "call_tool"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+        "search_tools",
+        "describe_tool",
+        "call_tool",
+      ]);
       const before = api.requests.length;
-      const result = await client.callTool({ name: "call_tool", arguments: { name: "getPet", arguments: { petId: 7 } } });
+      const result = await client.callTool({
+        name: "call_tool",
+        arguments: { name: "getPet", arguments: { petId: 7 } },
+      });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       const sent = api.requests.slice(before);
       expect(sent.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /v1/pets/7"]);
       // The value came from the file's credentials, through the variable it names, under the scheme's header.
       expect(sent[0]?.headers["x-api-key"]).toBe(KEY);
-      const denied = await client.callTool({ name: "call_tool", arguments: { name: "deletePet", arguments: { petId: 7 } } });
+      const denied = await client.callTool({
+        name: "call_tool",
+        arguments: { name: "deletePet", arguments: { petId: 7 } },
+      });
       expect(denied.isError).toBe(true);
     } finally {
       await client.close();
@@ -79,7 +115,13 @@ describe("a generated server with --config", () => {
   it("lets the command line and the environment win over the file (MCP_CONFIG names it)", async () => {
     const config = settingsFile(
       "modes.yaml",
-      [`baseUrl: ${api.url}/v1`, "mode: dynamic", "include: ['op:getPet', 'op:listPets', 'op:deletePet']", "policy: { getPet: deny, deletePet: deny }", ""].join("\n"),
+      [
+        `baseUrl: ${api.url}/v1`,
+        "mode: dynamic",
+        "include: ['op:getPet', 'op:listPets', 'op:deletePet']",
+        "policy: { getPet: deny, deletePet: deny }",
+        "",
+      ].join("\n"),
     );
     // The command line's mode and getPet policy win; the file's filter and its deletePet policy still apply.
     const client = await connect(["--mode", "tools", "--policy", "getPet=allow"], { MCP_CONFIG: config });
@@ -108,7 +150,10 @@ describe("a generated server with --config", () => {
 
   it("keeps today's refusal with --require-credentials (or the file's requireCredentials)", async () => {
     const config = settingsFile("strict.yaml", [`baseUrl: ${api.url}/v1`, "requireCredentials: true", ""].join("\n"));
-    for (const args of [["--require-credentials", "--base-url", `${api.url}/v1`], ["--config", config]]) {
+    for (const args of [
+      ["--require-credentials", "--base-url", `${api.url}/v1`],
+      ["--config", config],
+    ]) {
       const { code, stderr } = await run(args);
       expect(code, args.join(" ")).toBe(1);
       expect(stderr).toContain("API_KEY_API_KEY");

@@ -45,9 +45,17 @@ const audit = memoryAuditLog();
 /** Every result and error any attack got back, searched for the canary at the end. */
 const shown: Array<{ what: string; text: string }> = [];
 
-type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+type Result = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
 
-async function attempt(tool: string, args: Record<string, unknown>, client: Client = connected.client): Promise<Result> {
+async function attempt(
+  tool: string,
+  args: Record<string, unknown>,
+  client: Client = connected.client,
+): Promise<Result> {
   try {
     const result = (await client.callTool({ name: tool, arguments: args })) as Result;
     shown.push({ what: `${tool} ${JSON.stringify(args).slice(0, 100)}`, text: JSON.stringify(result) });
@@ -73,8 +81,18 @@ beforeAll(async () => {
   evil.on("GET", /.*/, echo());
   evil.on("POST", /.*/, echo());
   temp = tempDir();
-  spec = writeFile(temp.dir, "guard.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${api.url}/oauth/token` }));
-  const engine = new Engine({ catalog: await loadCatalog(spec), env: canaryEnv(), timeoutMs: 2_000, retryDelaysMs: [5], audit });
+  spec = writeFile(
+    temp.dir,
+    "guard.openapi.json",
+    guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${api.url}/oauth/token` }),
+  );
+  const engine = new Engine({
+    catalog: await loadCatalog(spec),
+    env: canaryEnv(),
+    timeoutMs: 2_000,
+    retryDelaysMs: [5],
+    audit,
+  });
   connected = await connectProvider(engine, { elicit: () => ({ action: "accept", content: { approve: true } }) });
 });
 
@@ -133,7 +151,12 @@ describe("CR/LF and other control characters in arguments", () => {
   });
 
   it("arguments cannot add or override headers (Host, the API key) the spec does not declare", async () => {
-    for (const extra of [{ Host: "evil.example" }, { "X-API-Key": "attacker-key" }, { authorization: "Bearer attacker" }, { api_key: "attacker" }]) {
+    for (const extra of [
+      { Host: "evil.example" },
+      { "X-API-Key": "attacker-key" },
+      { authorization: "Bearer attacker" },
+      { api_key: "attacker" },
+    ]) {
       const requests = await during(async () => {
         const result = await attempt("getAnything", { name: "x", ...extra });
         expectRefused(result, "Invalid arguments", "not an expected field", "Nothing was sent");
@@ -144,7 +167,24 @@ describe("CR/LF and other control characters in arguments", () => {
 });
 
 describe("path values cannot change the path's shape", () => {
-  const SENT = ["../admin", "../../etc/passwd", "..%2Fadmin", "%2e%2e", "%2e%2e%2fadmin", "%2F", "a/b", "..\\admin", "..;/admin", "%2e", ".%2e", "?x=1", "#frag", "a b", "//evil", "\\\\evil"];
+  const SENT = [
+    "../admin",
+    "../../etc/passwd",
+    "..%2Fadmin",
+    "%2e%2e",
+    "%2e%2e%2fadmin",
+    "%2F",
+    "a/b",
+    "..\\admin",
+    "..;/admin",
+    "%2e",
+    ".%2e",
+    "?x=1",
+    "#frag",
+    "a b",
+    "//evil",
+    "\\\\evil",
+  ];
   const REFUSED = [".", "..", ""];
 
   it.each(SENT)("%j reaches /v1/anything/ as one encoded segment", async (value) => {
@@ -173,7 +213,15 @@ describe("path values cannot change the path's shape", () => {
 describe("absolute URLs and //evil in arguments never reach another host", () => {
   it("in the path, the query, a header, a cookie and the body", async () => {
     const evilHost = evil.url.replace("http://", "");
-    const VALUES = [`${evil.url}/x`, `//${evilHost}/x`, `http:${evilHost}`, `@${evilHost}`, `https://${evilHost}`, `${evil.url}#`, `\\\\${evilHost}\\x`];
+    const VALUES = [
+      `${evil.url}/x`,
+      `//${evilHost}/x`,
+      `http:${evilHost}`,
+      `@${evilHost}`,
+      `https://${evilHost}`,
+      `${evil.url}#`,
+      `\\\\${evilHost}\\x`,
+    ];
     for (const value of VALUES) {
       const requests = await during(async () => {
         await attempt("getAnything", { name: value, q: value, "X-Trace": value, pref: value });
@@ -202,19 +250,36 @@ describe("redirects", () => {
       [302, `https://127.0.0.1:${apiPort}/v1/anything/other-scheme`],
     ];
     for (const [code, location] of targets) {
-      api.on("GET", "/v1/anything/redirect", ({ res }) => void res.writeHead(code, { location, "content-length": 0 }).end());
-      api.on("POST", "/v1/anything/redirect", ({ res }) => void res.writeHead(code, { location, "content-length": 0 }).end());
+      api.on(
+        "GET",
+        "/v1/anything/redirect",
+        ({ res }) => void res.writeHead(code, { location, "content-length": 0 }).end(),
+      );
+      api.on(
+        "POST",
+        "/v1/anything/redirect",
+        ({ res }) => void res.writeHead(code, { location, "content-length": 0 }).end(),
+      );
       for (const tool of ["getAnything", "postAnything"]) {
         const requests = await during(async () => {
           const result = await attempt(tool, { name: "redirect" });
           expectRefused(result, "redirected to another origin", "not followed");
         });
-        expect(requests.map((r) => r.path), `${code} ${location}`).toEqual(["/v1/anything/redirect"]);
+        expect(
+          requests.map((r) => r.path),
+          `${code} ${location}`,
+        ).toEqual(["/v1/anything/redirect"]);
       }
     }
     // A same-origin hop first, then away: the hop is followed, the second is not.
-    api.on("GET", "/v1/anything/hop", ({ res }) => void res.writeHead(302, { location: "/v1/anything/redirect", "content-length": 0 }).end());
-    const requests = await during(async () => expectRefused(await attempt("getAnything", { name: "hop" }), "redirected to another origin"));
+    api.on(
+      "GET",
+      "/v1/anything/hop",
+      ({ res }) => void res.writeHead(302, { location: "/v1/anything/redirect", "content-length": 0 }).end(),
+    );
+    const requests = await during(async () =>
+      expectRefused(await attempt("getAnything", { name: "hop" }), "redirected to another origin"),
+    );
     expect(requests.map((r) => r.path)).toEqual(["/v1/anything/hop", "/v1/anything/redirect"]);
     expect(evil.requests).toEqual([]);
   });
@@ -231,9 +296,25 @@ describe("redirects", () => {
       const client = await connectProvider(engine);
       try {
         secure.on("GET", "/v1/anything/fine", echo());
-        secure.on("GET", "/v1/anything/down", ({ res }) => void res.writeHead(302, { location: `${plain.url}/v1/anything/fine`, "content-length": 0 }).end());
-        secure.on("GET", "/v1/anything/same", ({ res }) => void res.writeHead(301, { location: `http://127.0.0.1:${secure.port}/v1/anything/fine`, "content-length": 0 }).end());
-        secure.on("GET", "/v1/anything/hop", ({ res }) => void res.writeHead(302, { location: "/v1/anything/fine", "content-length": 0 }).end());
+        secure.on(
+          "GET",
+          "/v1/anything/down",
+          ({ res }) =>
+            void res.writeHead(302, { location: `${plain.url}/v1/anything/fine`, "content-length": 0 }).end(),
+        );
+        secure.on(
+          "GET",
+          "/v1/anything/same",
+          ({ res }) =>
+            void res
+              .writeHead(301, { location: `http://127.0.0.1:${secure.port}/v1/anything/fine`, "content-length": 0 })
+              .end(),
+        );
+        secure.on(
+          "GET",
+          "/v1/anything/hop",
+          ({ res }) => void res.writeHead(302, { location: "/v1/anything/fine", "content-length": 0 }).end(),
+        );
         // An https same-origin redirect is followed, the key going along.
         const fine = await attempt("getAnything", { name: "hop" }, client.client);
         expect(fine.isError ?? false, textOf(fine)).toBe(false);
@@ -242,7 +323,12 @@ describe("redirects", () => {
           expectRefused(await attempt("getAnything", { name }, client.client), "redirected to another origin");
         }
         expect(plain.requests).toEqual([]);
-        expect(secure.requests.map((r) => r.path)).toEqual(["/v1/anything/hop", "/v1/anything/fine", "/v1/anything/down", "/v1/anything/same"]);
+        expect(secure.requests.map((r) => r.path)).toEqual([
+          "/v1/anything/hop",
+          "/v1/anything/fine",
+          "/v1/anything/down",
+          "/v1/anything/same",
+        ]);
       } finally {
         await client.close();
         await dispatcher.close();
@@ -260,7 +346,11 @@ describe("an external $ref to a local file, from a spec fetched from a URL", () 
     const root = join(temp.dir, "refs");
     mkdirSync(join(root, "served"), { recursive: true });
     mkdirSync(join(root, "outside"), { recursive: true });
-    const secret = writeFile(join(root, "outside"), "secret.yaml", `Thing:\n  type: object\n  description: ${MARKER}\n`);
+    const secret = writeFile(
+      join(root, "outside"),
+      "secret.yaml",
+      `Thing:\n  type: object\n  description: ${MARKER}\n`,
+    );
     const fifo = join(root, "outside", "fifo.yaml");
     execFileSync("mkfifo", [fifo]);
     const document = {
@@ -268,11 +358,58 @@ describe("an external $ref to a local file, from a spec fetched from a URL", () 
       info: { title: "Remote", version: "1" },
       servers: [{ url: `${api.url}/v1` }],
       paths: {
-        "/a": { get: { operationId: "a", responses: { "200": { description: "a", content: { "application/json": { schema: { $ref: `file://${secret}#/Thing` } } } } } } },
-        "/b": { get: { operationId: "b", responses: { "200": { description: "b", content: { "application/json": { schema: { $ref: `file://${fifo}#/Thing` } } } } } } },
-        "/c": { get: { operationId: "c", responses: { "200": { description: "c", content: { "application/json": { schema: { $ref: "../outside/secret.yaml#/Thing" } } } } } } },
-        "/d": { get: { operationId: "d", responses: { "200": { description: "d", content: { "application/json": { schema: { $ref: `${secret}#/Thing` } } } } } } },
-        "/e": { get: { operationId: "e", responses: { "200": { description: "e", content: { "application/json": { schema: { $ref: `${evil.url}/schema.yaml` } } } } } } },
+        "/a": {
+          get: {
+            operationId: "a",
+            responses: {
+              "200": {
+                description: "a",
+                content: { "application/json": { schema: { $ref: `file://${secret}#/Thing` } } },
+              },
+            },
+          },
+        },
+        "/b": {
+          get: {
+            operationId: "b",
+            responses: {
+              "200": {
+                description: "b",
+                content: { "application/json": { schema: { $ref: `file://${fifo}#/Thing` } } },
+              },
+            },
+          },
+        },
+        "/c": {
+          get: {
+            operationId: "c",
+            responses: {
+              "200": {
+                description: "c",
+                content: { "application/json": { schema: { $ref: "../outside/secret.yaml#/Thing" } } },
+              },
+            },
+          },
+        },
+        "/d": {
+          get: {
+            operationId: "d",
+            responses: {
+              "200": { description: "d", content: { "application/json": { schema: { $ref: `${secret}#/Thing` } } } },
+            },
+          },
+        },
+        "/e": {
+          get: {
+            operationId: "e",
+            responses: {
+              "200": {
+                description: "e",
+                content: { "application/json": { schema: { $ref: `${evil.url}/schema.yaml` } } },
+              },
+            },
+          },
+        },
       },
     };
     writeFile(join(root, "served"), "spec.json", document);
@@ -282,10 +419,16 @@ describe("an external $ref to a local file, from a spec fetched from a URL", () 
       // Even with the local directory allowed: a spec from a URL never reads local files.
       for (const allowRefs of [[], [join(root, "outside")]]) {
         const loading = loadCatalog(url, { allowRefs });
-        const error = await Promise.race([rejection(loading), new Promise<Error>((_, reject) => setTimeout(() => reject(new Error("the load hung: a FIFO was opened")), 5_000))]);
+        const error = await Promise.race([
+          rejection(loading),
+          new Promise<Error>((_, reject) =>
+            setTimeout(() => reject(new Error("the load hung: a FIFO was opened")), 5_000),
+          ),
+        ]);
         expect(isUserError(error)).toBe(true);
         expect((error as Error & { code?: string }).code).toBe("E_REF_NOT_ALLOWED");
-        for (const pointer of ["~1a", "~1b", "~1c", "~1d", "~1e"]) expect(error.message).toContain(`#/paths/${pointer}/get`);
+        for (const pointer of ["~1a", "~1b", "~1c", "~1d", "~1e"])
+          expect(error.message).toContain(`#/paths/${pointer}/get`);
         expect(error.message).not.toContain(MARKER);
       }
       // Nobody holds the FIFO open for reading: opening it to write without blocking fails with ENXIO.
@@ -318,20 +461,32 @@ describe("oversized arguments", () => {
   const FIVE_MB = "a".repeat(5 * 1024 * 1024);
 
   it("a 5 MB string in any argument is refused before anything is sent, and the server goes on", async () => {
-    for (const args of [{ name: FIVE_MB }, { name: "x", q: FIVE_MB }, { name: "x", "X-Trace": FIVE_MB }, { name: "x", pref: FIVE_MB }]) {
+    for (const args of [
+      { name: FIVE_MB },
+      { name: "x", q: FIVE_MB },
+      { name: "x", "X-Trace": FIVE_MB },
+      { name: "x", pref: FIVE_MB },
+    ]) {
       const requests = await during(async () => {
         const result = await attempt("getAnything", args);
         expectRefused(result, "too big (more than 4194304 bytes)", "Nothing was sent");
       });
       expect(requests).toEqual([]);
     }
-    const requests = await during(async () => expectRefused(await attempt("postAnything", { name: "x", body: { blob: FIVE_MB } }), "Nothing was sent"));
+    const requests = await during(async () =>
+      expectRefused(await attempt("postAnything", { name: "x", body: { blob: FIVE_MB } }), "Nothing was sent"),
+    );
     expect(requests).toEqual([]);
     // Still answering.
     const after = await attempt("getAnything", { name: "after" });
     expect(after.isError ?? false).toBe(false);
     // The audit line for it is bounded.
-    const line = JSON.stringify(audit.records.find((r) => r.outcome === "invalid_arguments" && typeof r.arguments.name === "string" && r.arguments.name.length > 100));
+    const line = JSON.stringify(
+      audit.records.find(
+        (r) =>
+          r.outcome === "invalid_arguments" && typeof r.arguments.name === "string" && r.arguments.name.length > 100,
+      ),
+    );
     expect(line.length).toBeLessThan(2_000);
   });
 
@@ -346,7 +501,9 @@ describe("oversized arguments", () => {
       },
     });
     try {
-      const requests = await during(async () => expectRefused(await attempt("delete_header", { scenario: big }, client.client), "declined"));
+      const requests = await during(async () =>
+        expectRefused(await attempt("delete_header", { scenario: big }, client.client), "declined"),
+      );
       expect(requests).toEqual([]);
       expect(declined).toHaveLength(1);
       expect(audit.records.at(-1)?.outcome).toBe("not_approved");
@@ -362,7 +519,13 @@ describe("oversized arguments", () => {
   it("over stdio (the built CLI): the 5 MB call is an error result, and the same process answers the next call", async () => {
     const server = await serveOverStdio([spec], { env: canaryEnv() });
     try {
-      const requests = await during(async () => expectRefused(await attempt("getAnything", { name: FIVE_MB }, server.client), "too big (more than 4194304 bytes)", "Nothing was sent"));
+      const requests = await during(async () =>
+        expectRefused(
+          await attempt("getAnything", { name: FIVE_MB }, server.client),
+          "too big (more than 4194304 bytes)",
+          "Nothing was sent",
+        ),
+      );
       expect(requests).toEqual([]);
       const after = await attempt("getAnything", { name: "after-stdio" }, server.client);
       expect(after.isError ?? false, textOf(after)).toBe(false);
@@ -411,7 +574,15 @@ describe("10,000 rapid calls against a rate limit", () => {
       name: "limited",
       baseUrl: `${limited.url}/rl`,
       rateLimit: { requests: SOURCE.requests, windowSeconds: SOURCE.windowMs / 1000 },
-      actions: [{ name: "ping", description: "Ping.", method: "GET", path: "/ping", rateLimit: { requests: TOOL.requests, windowSeconds: TOOL.windowMs / 1000 } }],
+      actions: [
+        {
+          name: "ping",
+          description: "Ping.",
+          method: "GET",
+          path: "/ping",
+          rateLimit: { requests: TOOL.requests, windowSeconds: TOOL.windowMs / 1000 },
+        },
+      ],
     };
     const file = writeFile(temp.dir, "limited.actions.json", definition);
     // The moment the engine hands each request to the HTTP client: the limiter's own guarantee, before the network.
@@ -433,7 +604,10 @@ describe("10,000 rapid calls against a rate limit", () => {
     const started = performance.now();
     try {
       for (let burst = 0; burst < 20; burst++) {
-        const calls = Array.from({ length: 500 }, () => client.client.callTool({ name: "ping", arguments: {} }) as Promise<Result>);
+        const calls = Array.from(
+          { length: 500 },
+          () => client.client.callTool({ name: "ping", arguments: {} }) as Promise<Result>,
+        );
         results.push(...(await Promise.all(calls)));
         await new Promise((resolve) => setTimeout(resolve, 60));
       }
@@ -453,7 +627,8 @@ describe("10,000 rapid calls against a rate limit", () => {
     expect(admitted.length).toBeGreaterThanOrEqual(TOOL.requests);
     // Upper bound from the source limit over the whole run.
     expect(admitted.length).toBeLessThanOrEqual(SOURCE.requests * Math.ceil(elapsed / SOURCE.windowMs + 1));
-    for (const result of refused) expect(textOf(result)).toMatch(/rate limit .* is reached\. Try again in \d+ (ms|s)\./);
+    for (const result of refused)
+      expect(textOf(result)).toMatch(/rate limit .* is reached\. Try again in \d+ (ms|s)\./);
 
     // Every sliding window: any N+1 consecutive requests span at least W. Handed to the HTTP client: within 5 ms (a
     // request is admitted, then reaches the client a few awaits later, and on a busy machine those steps take

@@ -41,7 +41,11 @@ beforeAll(async () => {
   api.on("DELETE", /^\/v1\//, echo());
   api.on("POST", /^\/v1\/anything\//, reset());
   temp = tempDir();
-  spec = writeFile(temp.dir, "audit.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${api.url}/oauth/token` }));
+  spec = writeFile(
+    temp.dir,
+    "audit.openapi.json",
+    guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${api.url}/oauth/token` }),
+  );
 });
 afterAll(async () => {
   await api.close();
@@ -49,8 +53,20 @@ afterAll(async () => {
 });
 
 /** One call per outcome; `session_token` is a sensitive-looking argument. */
-const CALLS: Array<{ outcome: AuditOutcome; tool: string; args: Record<string, unknown>; status?: number; sent: boolean }> = [
-  { outcome: "ok", tool: "lookup", args: { q: "blue", session_token: "tkn-777-redact-me", limit: 3 }, status: 200, sent: true },
+const CALLS: Array<{
+  outcome: AuditOutcome;
+  tool: string;
+  args: Record<string, unknown>;
+  status?: number;
+  sent: boolean;
+}> = [
+  {
+    outcome: "ok",
+    tool: "lookup",
+    args: { q: "blue", session_token: "tkn-777-redact-me", limit: 3 },
+    status: 200,
+    sent: true,
+  },
   { outcome: "http_error", tool: "get_header", args: { scenario: "e404" }, status: 404, sent: true },
   { outcome: "invalid_arguments", tool: "lookup", args: { q: "blue", limit: 0 }, sent: false },
   { outcome: "denied", tool: "delete_query", args: { scenario: "ok" }, sent: false },
@@ -58,7 +74,12 @@ const CALLS: Array<{ outcome: AuditOutcome; tool: string; args: Record<string, u
   { outcome: "ok", tool: "get_bearer", args: { scenario: "ok" }, status: 200, sent: true },
   { outcome: "rate_limited", tool: "get_bearer", args: { scenario: "ok" }, sent: false },
   { outcome: "timeout", tool: "get_basic", args: { scenario: "slow" }, sent: true },
-  { outcome: "network_error", tool: "postAnything", args: { name: "reset", body: { password: "hunter2-redact-me" } }, sent: true },
+  {
+    outcome: "network_error",
+    tool: "postAnything",
+    args: { name: "reset", body: { password: "hunter2-redact-me" } },
+    sent: true,
+  },
   { outcome: "output_mismatch", tool: "get_header", args: { scenario: "mismatch" }, status: 200, sent: true },
 ];
 const TIMEOUT_MS = 300;
@@ -86,7 +107,9 @@ function checkRecords(records: AuditRecord[], { started, session }: { started: n
     expect(record.status, where).toBe(call.status);
     // A request that was built (sent or stopped at approval or the rate limit) is named; a refused one is not.
     if (call.sent || call.outcome === "not_approved" || call.outcome === "rate_limited") {
-      expect(record.method, where).toBe(call.tool.startsWith("delete_") ? "DELETE" : call.tool === "postAnything" ? "POST" : "GET");
+      expect(record.method, where).toBe(
+        call.tool.startsWith("delete_") ? "DELETE" : call.tool === "postAnything" ? "POST" : "GET",
+      );
       expect(record.url, where).toMatch(new RegExp(`^${api.url.replace(/[.]/g, "\\.")}/v1/`));
     }
     // Credentials are masked wherever they would show, sensitive-looking argument values redacted.
@@ -106,7 +129,11 @@ describe("the Engine's audit option", () => {
   it("one record per call, each outcome right, behind the SDK client", async () => {
     const catalog = await loadCatalog(spec);
     const audit = memoryAuditLog();
-    const policies = parsePolicies(["delete_query=deny"], catalog.tools.map((t) => t.name), { ...DEFAULT_POLICIES, denyMode: "refuse" });
+    const policies = parsePolicies(
+      ["delete_query=deny"],
+      catalog.tools.map((t) => t.name),
+      { ...DEFAULT_POLICIES, denyMode: "refuse" },
+    );
     const engine = new Engine({
       catalog,
       env: canaryEnv(),
@@ -149,7 +176,10 @@ describe("serve --audit-log <file>", () => {
       deniedTools: "refuse",
       rateLimits: { tools: { get_bearer: { requests: 1, windowSeconds: 60 } } },
     });
-    const server = await serveOverStdio([spec, "--config", config, "--timeout", String(TIMEOUT_MS), "--audit-log", file], { env: canaryEnv(), elicit: DECLINE });
+    const server = await serveOverStdio(
+      [spec, "--config", config, "--timeout", String(TIMEOUT_MS), "--audit-log", file],
+      { env: canaryEnv(), elicit: DECLINE },
+    );
     const started = Date.now();
     try {
       await drive(server.client);

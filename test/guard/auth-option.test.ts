@@ -32,7 +32,17 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
     api.on("POST", /.*/, echo({ status: 201 }));
     const audit = join(temp.dir, "audit.jsonl");
     const server = await serveOverStdio(
-      [GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--base-url", api.url, "--output-validation", "off", "--audit-log", audit],
+      [
+        GITHUB,
+        "--auth",
+        "bearer:GITHUB_TOKEN",
+        "--base-url",
+        api.url,
+        "--output-validation",
+        "off",
+        "--audit-log",
+        audit,
+      ],
       { env: { GITHUB_TOKEN: TOKEN } },
     );
     const calls: Array<[string, Record<string, unknown>, string]> = [
@@ -67,29 +77,58 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
 
   it("without the variable it still starts, naming it; a call answers with an error naming it, sends nothing, and is audited so", async () => {
     const audit = join(temp.dir, "missing.jsonl");
-    const server = await serveOverStdio([GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--base-url", api.url, "--audit-log", audit], { env: {} });
+    const server = await serveOverStdio(
+      [GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--base-url", api.url, "--audit-log", audit],
+      { env: {} },
+    );
     try {
       await waitFor(() => server.stderr().includes("GITHUB_TOKEN"));
       // Every tool waits for it.
       expect(server.stderr()).toMatch(/credentials are missing for (\d+) of \1 tools/);
       expect(server.stderr()).toContain("set GITHUB_TOKEN (security scheme 'bearer')");
-      const result = (await server.client.callTool({ name: "repos_get", arguments: { owner: "octo", repo: "hello" } })) as Result;
+      const result = (await server.client.callTool({
+        name: "repos_get",
+        arguments: { owner: "octo", repo: "hello" },
+      })) as Result;
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain("set GITHUB_TOKEN (security scheme 'bearer')");
     } finally {
       await server.close();
     }
     expect(api.requests).toEqual([]);
-    expect(JSON.parse(readFileSync(audit, "utf8"))).toMatchObject({ tool: "repos_get", outcome: "missing_credentials" });
+    expect(JSON.parse(readFileSync(audit, "utf8"))).toMatchObject({
+      tool: "repos_get",
+      outcome: "missing_credentials",
+    });
   });
 
   it("`inspect` lists the scheme and its variable; `call --dry-run` shows where it goes, masked or as a placeholder", async () => {
     const inspect = await runCli(["inspect", GITHUB, "--auth", "bearer:GITHUB_TOKEN", "--json"]);
     expect(inspect.code, inspect.stderr).toBe(0);
-    const report = JSON.parse(inspect.stdout) as { credentials: Array<Record<string, unknown>>; totals: { tools: number } };
-    expect(report.credentials).toEqual([{ id: "bearer", type: "bearer", detail: "bearer token", variables: ["GITHUB_TOKEN"], usedBy: report.totals.tools }]);
+    const report = JSON.parse(inspect.stdout) as {
+      credentials: Array<Record<string, unknown>>;
+      totals: { tools: number };
+    };
+    expect(report.credentials).toEqual([
+      {
+        id: "bearer",
+        type: "bearer",
+        detail: "bearer token",
+        variables: ["GITHUB_TOKEN"],
+        usedBy: report.totals.tools,
+      },
+    ]);
 
-    const args = ["call", GITHUB, "repos_get", "--args", '{"owner":"octo","repo":"hello"}', "--auth", "bearer:GITHUB_TOKEN", "--dry-run"];
+    const args = [
+      "call",
+      GITHUB,
+      "repos_get",
+      "--args",
+      '{"owner":"octo","repo":"hello"}',
+      "--auth",
+      "bearer:GITHUB_TOKEN",
+      "--dry-run",
+    ];
     const unset = await runCli(args);
     expect(unset.code, unset.stderr).toBe(0);
     expect(unset.stdout).toContain("authorization: Bearer <GITHUB_TOKEN is not set>");
@@ -100,7 +139,16 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
   });
 
   it("`call` takes the operationId as GitHub's documentation writes it, and suggests near names for a typo", async () => {
-    const byOperationId = await runCli(["call", GITHUB, "repos/get", "--args", '{"owner":"octo","repo":"hello"}', "--auth", "bearer:GITHUB_TOKEN", "--dry-run"]);
+    const byOperationId = await runCli([
+      "call",
+      GITHUB,
+      "repos/get",
+      "--args",
+      '{"owner":"octo","repo":"hello"}',
+      "--auth",
+      "bearer:GITHUB_TOKEN",
+      "--dry-run",
+    ]);
     expect(byOperationId.code, byOperationId.stderr).toBe(0);
     expect(byOperationId.stdout).toContain("GET https://api.github.com/repos/octo/hello");
     const typo = await runCli(["call", GITHUB, "repos_gett", "--dry-run"]);
@@ -116,14 +164,21 @@ describe("--auth on the command line", () => {
       openapi: "3.0.3",
       info: { title: "Bare API", version: "1" },
       servers: [{ url: `${api.url}/v1` }],
-      paths: { "/things": { get: { operationId: "listThings", summary: "List things", responses: { "200": { description: "ok" } } } } },
+      paths: {
+        "/things": {
+          get: { operationId: "listThings", summary: "List things", responses: { "200": { description: "ok" } } },
+        },
+      },
     });
 
   it("header, query and basic reach the upstream together", async () => {
     api.on("GET", "/v1/things", echo());
-    const server = await serveOverStdio([bare(), "--auth", "header:X-App:APP_KEY", "--auth", "query:sig:APP_SIG", "--auth", "basic:APP_USER:APP_PASS"], {
-      env: { APP_KEY: "key-71", APP_SIG: "sig-72", APP_USER: "user", APP_PASS: "pass-73" },
-    });
+    const server = await serveOverStdio(
+      [bare(), "--auth", "header:X-App:APP_KEY", "--auth", "query:sig:APP_SIG", "--auth", "basic:APP_USER:APP_PASS"],
+      {
+        env: { APP_KEY: "key-71", APP_SIG: "sig-72", APP_USER: "user", APP_PASS: "pass-73" },
+      },
+    );
     try {
       const result = (await server.client.callTool({ name: "listThings", arguments: {} })) as Result;
       expect(result.isError ?? false, textOf(result)).toBe(false);
@@ -140,7 +195,9 @@ describe("--auth on the command line", () => {
   it("a bad form: exit 1, a message with the accepted forms, no stack trace", async () => {
     const run = await runCli(["serve", bare(), "--auth", "bearer"]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("openapi-mcp: --auth bearer:…: expected bearer:VAR; the forms are bearer:VAR, header:NAME:VAR, query:NAME:VAR");
+    expect(run.stderr).toContain(
+      "openapi-mcp: --auth bearer:…: expected bearer:VAR; the forms are bearer:VAR, header:NAME:VAR, query:NAME:VAR",
+    );
     expect(run.stderr).not.toMatch(STACK_LINE);
   });
 
@@ -150,7 +207,9 @@ describe("--auth on the command line", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(readFileSync(join(out, ".env.example"), "utf8")).toContain("\nBARE_TOKEN=\n");
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain("`BARE_TOKEN`");
-    const catalog = JSON.parse(readFileSync(join(out, "catalog.json"), "utf8")) as { credentials: Record<string, unknown> };
+    const catalog = JSON.parse(readFileSync(join(out, "catalog.json"), "utf8")) as {
+      credentials: Record<string, unknown>;
+    };
     expect(catalog.credentials).toEqual({ bearer: { name: "bearer", type: "bearer", token: { env: "BARE_TOKEN" } } });
   });
 });

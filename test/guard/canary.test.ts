@@ -59,11 +59,17 @@ function scenarios(): Record<string, Parameters<Upstream["on"]>[2]> {
     e503: echo({ status: 503 }),
     mismatch: echo({ ok: "not a boolean" }),
     // Same origin: followed, the credential going along.
-    hop: ({ res, recorded }) => void res.writeHead(302, { location: recorded.url.replace("/hop", "/ok"), "content-length": 0 }).end(),
+    hop: ({ res, recorded }) =>
+      void res.writeHead(302, { location: recorded.url.replace("/hop", "/ok"), "content-length": 0 }).end(),
     redirect: ({ res, recorded }) => {
       // Another origin, with the request's own query (and the key in it) carried along, as a careless API would.
       const at = recorded.url.indexOf("?");
-      res.writeHead(302, { location: `${elsewhere.url}/steal${at === -1 ? "" : recorded.url.slice(at)}`, "content-length": 0 }).end();
+      res
+        .writeHead(302, {
+          location: `${elsewhere.url}/steal${at === -1 ? "" : recorded.url.slice(at)}`,
+          "content-length": 0,
+        })
+        .end();
     },
     slow: delayed(6_000, echo()),
   };
@@ -121,7 +127,10 @@ function sentCredential(kind: Kind, request: { headers: Record<string, unknown>;
     case "basic":
       return request.headers.authorization === `Basic ${Buffer.from(`${BASIC_USER}:${CANARY}`).toString("base64")}`;
     case "oauth":
-      return typeof request.headers.authorization === "string" && token.issued.some((t) => request.headers.authorization === `Bearer ${t}`);
+      return (
+        typeof request.headers.authorization === "string" &&
+        token.issued.some((t) => request.headers.authorization === `Bearer ${t}`)
+      );
   }
 }
 
@@ -137,7 +146,10 @@ describe("in process: the engine behind the SDK client", () => {
     const engine = new Engine({ catalog, env: canaryEnv(), timeoutMs: 2_000, retryDelaysMs: [5, 10], audit });
     connected = await connectProvider(engine, { elicit: APPROVE, log: (line) => logs.push(line) });
     const down = await loadCatalog(spec, { baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
-    unreachable = await connectProvider(new Engine({ catalog: down, env: canaryEnv(), retryDelaysMs: [5], audit }), { elicit: APPROVE, log: (line) => logs.push(line) });
+    unreachable = await connectProvider(new Engine({ catalog: down, env: canaryEnv(), retryDelaysMs: [5], audit }), {
+      elicit: APPROVE,
+      log: (line) => logs.push(line),
+    });
 
     const calls: Array<Promise<void>> = [];
     const record = (what: string, client: InProcess, name: string, args: Record<string, unknown>): void => {
@@ -145,7 +157,11 @@ describe("in process: the engine behind the SDK client", () => {
         client.client.callTool({ name, arguments: args }).then(
           (result) => void seen.push({ what, shown: JSON.stringify(result), blobs: decodedBlobs(result) }),
           (error: unknown) =>
-            void seen.push({ what: `${what} (JSON-RPC error)`, shown: error instanceof McpError ? `${error.code} ${error.message}` : String(error), blobs: "" }),
+            void seen.push({
+              what: `${what} (JSON-RPC error)`,
+              shown: error instanceof McpError ? `${error.code} ${error.message}` : String(error),
+              blobs: "",
+            }),
         ),
       );
     };
@@ -172,7 +188,10 @@ describe("in process: the engine behind the SDK client", () => {
     for (const kind of KINDS) {
       const requests = api.requests.filter((r) => r.path === `/v1/${kind}/ok`);
       expect(requests.length, kind).toBeGreaterThan(0);
-      expect(requests.every((r) => sentCredential(kind, r)), kind).toBe(true);
+      expect(
+        requests.every((r) => sentCredential(kind, r)),
+        kind,
+      ).toBe(true);
     }
     expect(token.issued.length).toBeGreaterThan(0);
   });
@@ -193,7 +212,8 @@ describe("in process: the engine behind the SDK client", () => {
   it("nor the bytes of binary content (resource blobs) that echo it", () => {
     const binary = seen.filter((s) => isBlob(s.what));
     expect(binary).toHaveLength(KINDS.length + 1);
-    for (const { what, blobs, shown } of binary) expect(blobs.length, `${what} returned binary content ${shown}`).toBeGreaterThan(0);
+    for (const { what, blobs, shown } of binary)
+      expect(blobs.length, `${what} returned binary content ${shown}`).toBeGreaterThan(0);
     // The resource URI is masked; the bytes (and so, at times, the base64 text itself) are not.
     expect(leaking(binary.map(({ what, shown, blobs }) => ({ what, shown: `${shown}\n${blobs}` })))).toEqual({});
   });
@@ -233,7 +253,9 @@ describe("in process: the engine behind the SDK client", () => {
   it("audit records and logs never show it", () => {
     const records: AuditRecord[] = audit.records;
     expect(records.length).toBe(KINDS.length * (SCENARIOS.length + 1) * 2 + 2);
-    expect(records.find((r) => r.tool === "get_query" && r.url?.includes("/v1/query/ok"))?.url).toContain("api_key=****");
+    expect(records.find((r) => r.tool === "get_query" && r.url?.includes("/v1/query/ok"))?.url).toContain(
+      "api_key=****",
+    );
     for (const record of records) expectNoLeak("audit record", JSON.stringify(record));
     expectNoLeak("server log", logs.join("\n"));
   });
@@ -259,7 +281,9 @@ describe("in process: the engine behind the SDK client", () => {
       expect(result.isError, scenario).toBe(true);
       expect(text, scenario).toContain("EEEE");
       // Any 8 characters of the secret in a row is a piece of it.
-      found[scenario] = Array.from({ length: CANARY.length - 7 }, (_, i) => CANARY.slice(i, i + 8)).filter((piece) => text.includes(piece));
+      found[scenario] = Array.from({ length: CANARY.length - 7 }, (_, i) => CANARY.slice(i, i + 8)).filter((piece) =>
+        text.includes(piece),
+      );
     }
     expect(found).toEqual({ cut: [], cutok: [] });
   });
@@ -272,7 +296,14 @@ const every = (k: string, code: (byte: number) => string): string => [...Buffer.
 const hex2 = (byte: number): string => byte.toString(16).padStart(2, "0");
 const special = (k: string, code: (c: string) => string): string => k.replace(/[^A-Za-z0-9]/g, code);
 // HTML names no entity for `~` (`&tilde;` is U+02DC).
-const HTML_NAMES: Record<string, string> = { "&": "&amp;", "/": "&sol;", "+": "&plus;", "=": "&equals;", '"': "&quot;", "<": "&lt;" };
+const HTML_NAMES: Record<string, string> = {
+  "&": "&amp;",
+  "/": "&sol;",
+  "+": "&plus;",
+  "=": "&equals;",
+  '"': "&quot;",
+  "<": "&lt;",
+};
 
 /** The forms an API that echoes what it was sent (or one the model steers) can give a secret back in. */
 const ENCODINGS: Record<string, (k: string) => string> = {
@@ -307,7 +338,10 @@ const CONTAINERS: Record<string, { type: string; status?: number; bytes: (text: 
   utf16le: { type: "text/plain; charset=utf-16le", bytes: (t) => Buffer.from(t, "utf16le") },
   utf16be: { type: "text/plain; charset=utf-16be", bytes: (t) => Buffer.from(t, "utf16le").swap16() },
   "utf16 error": { type: "text/plain; charset=utf-16le", status: 500, bytes: (t) => Buffer.from(t, "utf16le") },
-  "utf16 JSON": { type: "application/json; charset=utf-16le", bytes: (t) => Buffer.from(JSON.stringify({ echo: t }), "utf16le") },
+  "utf16 JSON": {
+    type: "application/json; charset=utf-16le",
+    bytes: (t) => Buffer.from(JSON.stringify({ echo: t }), "utf16le"),
+  },
 };
 
 /**
@@ -315,10 +349,15 @@ const CONTAINERS: Record<string, { type: string; status?: number; bytes: (text: 
  * request carried in the encoding, then more dots.
  */
 const encodedEcho: Reply = ({ res, recorded }) => {
-  const [container, encoding] = decodeURIComponent(recorded.path.slice("/v1/anything/".length)).split("~") as [string, string];
+  const [container, encoding] = decodeURIComponent(recorded.path.slice("/v1/anything/".length)).split("~") as [
+    string,
+    string,
+  ];
   const pad = Number(new URLSearchParams(recorded.query).get("q") ?? "0");
   const shape = CONTAINERS[container]!;
-  const body = shape.bytes(`${".".repeat(pad)}${ENCODINGS[encoding]!(String(recorded.headers["x-api-key"]))}${".".repeat(300)}`);
+  const body = shape.bytes(
+    `${".".repeat(pad)}${ENCODINGS[encoding]!(String(recorded.headers["x-api-key"]))}${".".repeat(300)}`,
+  );
   res.writeHead(shape.status ?? 200, { "content-type": shape.type, "content-length": body.length }).end(body);
 };
 
@@ -388,7 +427,8 @@ describe("masking that neither a cut nor another encoding beats", () => {
         const text = textOf(result);
         expect(text, `${container} ${encoding} ${pad}`).toContain("[truncated:");
         const hits = revealed(text, ODD, { piece: 4 });
-        if (hits.length > 0) found[`${container}: ${encoding}, ${pad} characters of padding: ${text.slice(-150)}`] = hits;
+        if (hits.length > 0)
+          found[`${container}: ${encoding}, ${pad} characters of padding: ${text.slice(-150)}`] = hits;
       }
     }
     expect(calls).toBeGreaterThan(250);
@@ -438,8 +478,14 @@ describe("token endpoint errors", () => {
   /** A token endpoint on `login` at `path` that answers every request with `reply`. */
   async function oauthClient(path: string, reply: Reply): Promise<InProcess> {
     login.on("POST", path, reply);
-    const oauthSpec = writeFile(temp.dir, `oauth${path.replace(/\//g, "-")}.json`, guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}${path}` }));
-    return connectProvider(new Engine({ catalog: await loadCatalog(oauthSpec), env: { ...canaryEnv(), OAUTH_CLIENT_SECRET_OAUTH: ODD } }));
+    const oauthSpec = writeFile(
+      temp.dir,
+      `oauth${path.replace(/\//g, "-")}.json`,
+      guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}${path}` }),
+    );
+    return connectProvider(
+      new Engine({ catalog: await loadCatalog(oauthSpec), env: { ...canaryEnv(), OAUTH_CLIENT_SECRET_OAUTH: ODD } }),
+    );
   }
 
   const secretAfter = (padding: number, form: string): string => `${"x".repeat(padding)} client_secret=${form}`;
@@ -450,7 +496,9 @@ describe("token endpoint errors", () => {
     for (const [name, form] of Object.entries(forms)) {
       for (const padding of [150, 175, 185, 190]) {
         const client = await oauthClient(`/oauth/desc-${padding}-${name.length}`, ({ res }) => {
-          res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: "invalid_client", error_description: secretAfter(padding, form) }));
+          res
+            .writeHead(400, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: "invalid_client", error_description: secretAfter(padding, form) }));
         });
         try {
           const text = textOf(await client.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }));
@@ -467,7 +515,9 @@ describe("token endpoint errors", () => {
 
   it("a token_type echoing the client secret is masked", async () => {
     const client = await oauthClient("/oauth/type", ({ res }) => {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "t0k3n-value", token_type: `mac ${ODD}` }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ access_token: "t0k3n-value", token_type: `mac ${ODD}` }));
     });
     try {
       const text = textOf(await client.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }));
@@ -484,15 +534,26 @@ describe("the built CLI", () => {
 
   it("`serve` over stdio: results, prompts, stderr and the --audit-log file never show it", async () => {
     const auditFile = `${temp.dir}/serve-audit.jsonl`;
-    const server = await serveOverStdio([spec, "--timeout", "2000", "--audit-log", auditFile], { env, elicit: APPROVE });
+    const server = await serveOverStdio([spec, "--timeout", "2000", "--audit-log", auditFile], {
+      env,
+      elicit: APPROVE,
+    });
     const shown: Array<{ what: string; shown: string }> = [];
     try {
       const calls: Array<Promise<unknown>> = [];
       for (const kind of KINDS) {
         for (const scenario of ["ok", "text", "e400", "e401", "e404", "e500", "mismatch", "redirect", "slow"]) {
-          calls.push(server.client.callTool({ name: `get_${kind}`, arguments: { scenario } }).then((r) => shown.push({ what: `get_${kind} ${scenario}`, shown: JSON.stringify(r) })));
+          calls.push(
+            server.client
+              .callTool({ name: `get_${kind}`, arguments: { scenario } })
+              .then((r) => shown.push({ what: `get_${kind} ${scenario}`, shown: JSON.stringify(r) })),
+          );
         }
-        calls.push(server.client.callTool({ name: `delete_${kind}`, arguments: { scenario: "e500" } }).then((r) => shown.push({ what: `delete_${kind} e500`, shown: JSON.stringify(r) })));
+        calls.push(
+          server.client
+            .callTool({ name: `delete_${kind}`, arguments: { scenario: "e500" } })
+            .then((r) => shown.push({ what: `delete_${kind} e500`, shown: JSON.stringify(r) })),
+        );
       }
       await Promise.all(calls);
     } finally {
@@ -512,7 +573,9 @@ describe("the built CLI", () => {
 
   it("`call`, dry run and real, success and failure, with --audit-log -: stdout and stderr never show it", async () => {
     const before = { api: api.requests.length, tokens: token.requests.length };
-    const dryRuns = await Promise.all(KINDS.map((kind) => runCli(["call", spec, `get_${kind}`, "--args", '{"scenario":"ok"}', "--dry-run"], { env })));
+    const dryRuns = await Promise.all(
+      KINDS.map((kind) => runCli(["call", spec, `get_${kind}`, "--args", '{"scenario":"ok"}', "--dry-run"], { env })),
+    );
     // A dry run sends nothing: not to the API, and not the client secret to the token endpoint either.
     expect(api.requests.length).toBe(before.api);
     for (const [i, run] of dryRuns.entries()) {
@@ -537,7 +600,9 @@ describe("the built CLI", () => {
     ];
     const runs = await Promise.all(
       cases.map(([tool, scenario]) =>
-        runCli(["call", spec, tool, "--args", JSON.stringify({ scenario }), "--audit-log", "-"], { env }).then((run) => ({ what: `${tool} ${scenario}`, run })),
+        runCli(["call", spec, tool, "--args", JSON.stringify({ scenario }), "--audit-log", "-"], { env }).then(
+          (run) => ({ what: `${tool} ${scenario}`, run }),
+        ),
       ),
     );
     for (const { what, run } of runs) {
@@ -550,7 +615,18 @@ describe("the built CLI", () => {
 
     // Network error and timeout, from the command line.
     const [down, slow] = await Promise.all([
-      runCli(["call", spec, "get_query", "--args", '{"scenario":"ok"}', "--base-url", `http://127.0.0.1:${await closedPort()}/v1`], { env }),
+      runCli(
+        [
+          "call",
+          spec,
+          "get_query",
+          "--args",
+          '{"scenario":"ok"}',
+          "--base-url",
+          `http://127.0.0.1:${await closedPort()}/v1`,
+        ],
+        { env },
+      ),
       runCli(["call", spec, "get_oauth", "--args", '{"scenario":"slow"}', "--timeout", "300"], { env }),
     ]);
     expect(down.code).toBe(1);

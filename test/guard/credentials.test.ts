@@ -49,11 +49,19 @@ afterEach(async () => {
   login.reset();
 });
 
-type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean; structuredContent?: Record<string, unknown> };
+type Result = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
 
 /** The guard API with its token URL on the login server, set up as `serve` would, behind an in-process client. */
 async function connect(token: TokenEndpoint, env: Record<string, string> = canaryEnv()): Promise<InProcess> {
-  const spec = writeFile(temp.dir, `oauth-${login.port}.openapi.json`, guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }));
+  const spec = writeFile(
+    temp.dir,
+    `oauth-${login.port}.openapi.json`,
+    guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }),
+  );
   const { engine } = await setUpEngine(spec, { env, log: () => {} });
   const connected = await connectProvider(engine);
   open.push(connected);
@@ -67,11 +75,21 @@ describe("OAuth 2.0 client credentials, end to end", () => {
     const token = tokenEndpoint(login, { delayMs: 150 });
     api.on("GET", "/v1/oauth/ok", echo());
     const c = await connect(token);
-    const results = await Promise.all(Array.from({ length: 20 }, () => c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }) as Promise<Result>));
+    const results = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () => c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } }) as Promise<Result>,
+      ),
+    );
     for (const result of results) expect(result.isError ?? false, textOf(result)).toBe(false);
     expect(token.requests).toHaveLength(1);
-    expect(token.requests[0]!.authorization).toBe(`Basic ${Buffer.from(`${CLIENT_ID}:${formEncode(CANARY)}`).toString("base64")}`);
-    expect(Object.fromEntries(new URLSearchParams(token.requests[0]!.body))).toEqual({ grant_type: "client_credentials", scope: "pets:read pets:write" });
+    expect(token.requests[0]!.authorization).toBe(
+      `Basic ${Buffer.from(`${CLIENT_ID}:${formEncode(CANARY)}`).toString("base64")}`,
+    );
+    expect(Object.fromEntries(new URLSearchParams(token.requests[0]!.body))).toEqual({
+      grant_type: "client_credentials",
+      scope: "pets:read pets:write",
+    });
     expect(bearerOf("/v1/oauth/ok")).toEqual(Array(20).fill(`Bearer ${token.issued[0]}`));
     // Cached: later calls need no new token.
     await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
@@ -92,7 +110,9 @@ describe("OAuth 2.0 client credentials, end to end", () => {
       return echo()(context);
     });
     const c = await connect(token);
-    expect(((await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } })) as Result).isError ?? false).toBe(false);
+    expect(
+      ((await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } })) as Result).isError ?? false,
+    ).toBe(false);
     const result = (await c.client.callTool({ name: "get_oauth", arguments: { scenario: "revoked" } })) as Result;
     expect(result.isError ?? false, textOf(result)).toBe(false);
     expect(token.requests).toHaveLength(2);
@@ -125,7 +145,11 @@ describe("OAuth 2.0 client credentials, end to end", () => {
     await new Promise((resolve) => setTimeout(resolve, 450));
     await c.client.callTool({ name: "get_oauth", arguments: { scenario: "ok" } });
     expect(token.requests).toHaveLength(2);
-    expect(bearerOf("/v1/oauth/ok")).toEqual([`Bearer ${token.issued[0]}`, `Bearer ${token.issued[0]}`, `Bearer ${token.issued[1]}`]);
+    expect(bearerOf("/v1/oauth/ok")).toEqual([
+      `Bearer ${token.issued[0]}`,
+      `Bearer ${token.issued[0]}`,
+      `Bearer ${token.issued[1]}`,
+    ]);
   });
 
   it("a token endpoint that refuses the client: an error result naming the token URL, never the secret; nothing sent to the API", async () => {
@@ -138,13 +162,23 @@ describe("OAuth 2.0 client credentials, end to end", () => {
     expect(text).toContain(token.url);
     expect(text).toContain("HTTP 401");
     expect(text).toContain("check the client id and secret");
-    for (const form of [wrong, encodeURIComponent(wrong), Buffer.from(`${CLIENT_ID}:${formEncode(wrong)}`).toString("base64")]) expect(text).not.toContain(form);
+    for (const form of [
+      wrong,
+      encodeURIComponent(wrong),
+      Buffer.from(`${CLIENT_ID}:${formEncode(wrong)}`).toString("base64"),
+    ])
+      expect(text).not.toContain(form);
     expect(api.requests).toEqual([]);
   });
 });
 
 describe("missing credentials", () => {
-  const spec = (): string => writeFile(temp.dir, "missing.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }));
+  const spec = (): string =>
+    writeFile(
+      temp.dir,
+      "missing.openapi.json",
+      guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }),
+    );
 
   it("--require-credentials stops `serve` with exit code 1 and a message naming each variable to set", async () => {
     const none = await runCli(["serve", spec(), "--require-credentials"]);
@@ -178,13 +212,17 @@ describe("missing credentials", () => {
     const run = await runCli(["serve", spec(), "--config", config]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("not starting: credentials are missing");
-    expect(run.stderr).toContain("get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')");
+    expect(run.stderr).toContain(
+      "get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')",
+    );
   });
 
   it("by default `serve` starts: stderr names the waiting tools and variables by alternative; those tools answer with an error and send nothing", async () => {
     api.on("GET", /^\/v1\/\w+\/ok$/, echo());
     // get_either takes the bearer token, or the header and query keys together.
-    const document = guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }) as { paths: Record<string, unknown> };
+    const document = guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }) as {
+      paths: Record<string, unknown>;
+    };
     document.paths["/either/{scenario}"] = {
       get: {
         operationId: "get_either",
@@ -199,9 +237,15 @@ describe("missing credentials", () => {
     try {
       await waitFor(() => server.stderr().includes("get_either"));
       const stderr = server.stderr();
-      expect(stderr).toContain("credentials are missing for 10 of 14 tools; until they are set, calls to these answer with an error naming them");
-      expect(stderr).toContain("  get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')\n");
-      expect(stderr).toContain("  get_basic, delete_basic: set BASIC_USERNAME_BASICAUTH and BASIC_PASSWORD_BASICAUTH (security scheme 'basicAuth')\n");
+      expect(stderr).toContain(
+        "credentials are missing for 10 of 14 tools; until they are set, calls to these answer with an error naming them",
+      );
+      expect(stderr).toContain(
+        "  get_bearer, delete_bearer: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')\n",
+      );
+      expect(stderr).toContain(
+        "  get_basic, delete_basic: set BASIC_USERNAME_BASICAUTH and BASIC_PASSWORD_BASICAUTH (security scheme 'basicAuth')\n",
+      );
       expect(stderr).toContain(
         "  get_either: set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth'), or set API_KEY_QUERYKEY (security scheme 'queryKey')\n",
       );
@@ -214,7 +258,10 @@ describe("missing credentials", () => {
         ["get_either", ["BEARER_TOKEN_BEARERAUTH", "API_KEY_QUERYKEY"]],
         ["lookup", ["API_KEY_QUERYKEY"]],
       ] as const) {
-        const result = (await server.client.callTool({ name: tool, arguments: tool === "lookup" ? {} : { scenario: "ok" } })) as Result;
+        const result = (await server.client.callTool({
+          name: tool,
+          arguments: tool === "lookup" ? {} : { scenario: "ok" },
+        })) as Result;
         expect(result.isError, tool).toBe(true);
         const text = textOf(result);
         expect(text).toContain(`${tool} cannot be called: its credentials are missing.`);
@@ -248,7 +295,9 @@ describe("missing credentials", () => {
       expect(run.stdout).toContain(line);
     }
     // Partly set: only what is missing is named, and the value that is set never shows.
-    const partly = await runCli(["call", file, "get_basic", "--args", '{"scenario":"ok"}', "--dry-run"], { env: { BASIC_USERNAME_BASICAUTH: "user-shown-nowhere" } });
+    const partly = await runCli(["call", file, "get_basic", "--args", '{"scenario":"ok"}', "--dry-run"], {
+      env: { BASIC_USERNAME_BASICAUTH: "user-shown-nowhere" },
+    });
     expect(partly.stdout).toContain("authorization: Basic <BASIC_PASSWORD_BASICAUTH is not set>");
     expect(partly.stdout + partly.stderr).not.toContain("user-shown-nowhere");
     expect(api.requests).toEqual([]);
@@ -259,7 +308,9 @@ describe("missing credentials", () => {
     const run = await runCli(["call", spec(), "get_bearer", "--args", '{"scenario":"ok"}']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('"isError": true');
-    expect(run.stdout).toContain("get_bearer cannot be called: its credentials are missing. Whoever runs this server can set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')");
+    expect(run.stdout).toContain(
+      "get_bearer cannot be called: its credentials are missing. Whoever runs this server can set BEARER_TOKEN_BEARERAUTH (security scheme 'bearerAuth')",
+    );
     expect(api.requests).toEqual([]);
     // A tool that needs nothing is called as before.
     const petstore = example("petstore.openapi.yaml");
@@ -272,7 +323,11 @@ describe("credentials from a settings file (--config)", () => {
   it("reach the upstream, `${VAR}` in a value read from the environment; they show nowhere", async () => {
     const token = tokenEndpoint(login);
     api.on("GET", /^\/v1\/\w+\/ok$/, echo());
-    const spec = writeFile(temp.dir, "settings.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }));
+    const spec = writeFile(
+      temp.dir,
+      "settings.openapi.json",
+      guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: token.url }),
+    );
     const config = writeFile(temp.dir, "credentials.settings.json", {
       credentials: {
         headerKey: "cfg-header-51",
@@ -296,14 +351,21 @@ describe("credentials from a settings file (--config)", () => {
     expect(api.to("/v1/header/ok")[0]!.headers["x-api-key"]).toBe("cfg-header-51");
     expect(api.to("/v1/query/ok")[0]!.query).toBe("api_key=cfg-query-54");
     expect(api.to("/v1/bearer/ok")[0]!.headers.authorization).toBe("Bearer cfg-bearer-52");
-    expect(api.to("/v1/basic/ok")[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${BASIC_USER}:cfg-pass-53`).toString("base64")}`);
+    expect(api.to("/v1/basic/ok")[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${BASIC_USER}:cfg-pass-53`).toString("base64")}`,
+    );
     expect(api.to("/v1/oauth/ok")[0]!.headers.authorization).toBe(`Bearer ${token.issued[0]}`);
     const visible = shown.join("\n") + server.stderr();
-    for (const secret of ["cfg-header-51", "cfg-query-54", "cfg-bearer-52", "cfg-pass-53", CANARY, token.issued[0]!]) expect(visible).not.toContain(secret);
+    for (const secret of ["cfg-header-51", "cfg-query-54", "cfg-bearer-52", "cfg-pass-53", CANARY, token.issued[0]!])
+      expect(visible).not.toContain(secret);
   });
 
   it("a credential for a scheme the source does not have stops the start, naming the place", async () => {
-    const spec = writeFile(temp.dir, "settings2.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }));
+    const spec = writeFile(
+      temp.dir,
+      "settings2.openapi.json",
+      guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: `${login.url}/oauth/token` }),
+    );
     const config = writeFile(temp.dir, "stray.settings.json", { credentials: { nosuch: "x-value-99" } });
     const run = await runCli(["serve", spec, "--config", config], { env: canaryEnv() });
     expect(run.code).toBe(1);
@@ -327,7 +389,11 @@ describe("HTTPS enforcement", () => {
   });
 
   it("a plain-http token URL is refused the same way", async () => {
-    const spec = writeFile(temp.dir, "http-token.openapi.json", guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: "http://login.example.com/oauth/token" }));
+    const spec = writeFile(
+      temp.dir,
+      "http-token.openapi.json",
+      guardSpec({ serverUrl: `${api.url}/v1`, tokenUrl: "http://login.example.com/oauth/token" }),
+    );
     const run = await runCli(["serve", spec], { env: canaryEnv() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("http://login.example.com/oauth/token");
@@ -338,7 +404,9 @@ describe("HTTPS enforcement", () => {
     const direct = await runCli(["inspect", "http://spec.invalid/api.json"]);
     expect(direct.code).toBe(1);
     expect(direct.stderr).toContain("only https:// sources are fetched");
-    const redirecting = createServer((_, res) => void res.writeHead(302, { location: "http://spec.invalid/api.json" }).end());
+    const redirecting = createServer(
+      (_, res) => void res.writeHead(302, { location: "http://spec.invalid/api.json" }).end(),
+    );
     await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
     try {
       const port = (redirecting.address() as AddressInfo).port;
@@ -351,7 +419,10 @@ describe("HTTPS enforcement", () => {
   });
 
   it("with --allow-insecure-http, `serve` starts and warns on stderr, naming the URL", async () => {
-    const running = spawnCli(["serve", petstore, "--base-url", "http://api.example.com/v1", "--allow-insecure-http"], env);
+    const running = spawnCli(
+      ["serve", petstore, "--base-url", "http://api.example.com/v1", "--allow-insecure-http"],
+      env,
+    );
     try {
       await waitFor(() => running.stderr().includes("serving"));
       const stderr = running.stderr();

@@ -11,7 +11,16 @@ import { serve } from "../../src/serve.js";
 import { type EngineSetupOptions, setUpEngine } from "../../src/setup.js";
 import { runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";
-import { APPROVE, connectProvider, type Elicit, type InProcess, serveOverStdio, tempDir, textOf, writeFile } from "../support/guard.js";
+import {
+  APPROVE,
+  connectProvider,
+  type Elicit,
+  type InProcess,
+  serveOverStdio,
+  tempDir,
+  textOf,
+  writeFile,
+} from "../support/guard.js";
 import { json, status, Upstream } from "../support/upstream.js";
 
 const PETSTORE = example("petstore.openapi.yaml");
@@ -54,9 +63,11 @@ async function connect(options: EngineSetupOptions = {}, elicit?: Elicit, source
 }
 
 type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean };
-const callTool = async (c: InProcess, name: string, args: Record<string, unknown>): Promise<Result> => (await c.client.callTool({ name, arguments: args })) as Result;
+const callTool = async (c: InProcess, name: string, args: Record<string, unknown>): Promise<Result> =>
+  (await c.client.callTool({ name, arguments: args })) as Result;
 const deletes = (): number => api.requests.filter((r) => r.method === "DELETE").length;
-const toolNames = async (c: InProcess | { client: Client }): Promise<string[]> => (await c.client.listTools()).tools.map((t) => t.name);
+const toolNames = async (c: InProcess | { client: Client }): Promise<string[]> =>
+  (await c.client.listTools()).tools.map((t) => t.name);
 
 describe("the default policy (destructive=approve), with a client that can be asked", () => {
   it("lists deletePet as destructive, asks before it, and sends it once approved", async () => {
@@ -68,7 +79,13 @@ describe("the default policy (destructive=approve), with a client that can be as
     expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["DELETE /v1/pets/7"]);
     expect(api.only().headers["x-api-key"]).toBe(ENV.API_KEY_API_KEY);
     expect(c.asked).toHaveLength(1);
-    for (const shown of ["deletePet", "deletes data", `DELETE ${api.url}/v1/pets/7`, '"petId": 7', "Nothing is sent unless you approve"]) {
+    for (const shown of [
+      "deletePet",
+      "deletes data",
+      `DELETE ${api.url}/v1/pets/7`,
+      '"petId": 7',
+      "Nothing is sent unless you approve",
+    ]) {
       expect(c.asked[0]).toContain(shown);
     }
     expect(c.asked[0]).not.toContain(ENV.API_KEY_API_KEY);
@@ -77,7 +94,9 @@ describe("the default policy (destructive=approve), with a client that can be as
   it("reads and writes are not asked about", async () => {
     const c = await connect({}, APPROVE);
     expect((await callTool(c, "getPet", { petId: 7 })).isError ?? false).toBe(false);
-    expect((await callTool(c, "createPet", { body: { name: "Rex", kind: { species: "dog" } } })).isError ?? false).toBe(false);
+    expect((await callTool(c, "createPet", { body: { name: "Rex", kind: { species: "dog" } } })).isError ?? false).toBe(
+      false,
+    );
     expect(c.asked).toEqual([]);
   });
 
@@ -96,7 +115,8 @@ describe("the default policy (destructive=approve), with a client that can be as
   });
 
   it("no answer within approvalTimeoutMs: nothing is sent, then or later", async () => {
-    const never: Elicit = (_, signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("withdrawn"))));
+    const never: Elicit = (_, signal) =>
+      new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("withdrawn"))));
     const c = await connect({ approvalTimeoutMs: 300 }, never);
     const started = Date.now();
     const result = await callTool(c, "deletePet", { petId: 7 });
@@ -127,8 +147,18 @@ describe("a client without elicitation", () => {
 describe("over streamable HTTP", () => {
   it("stateless (which cannot ask): even a client that declares elicitation is refused, not let through", async () => {
     routes();
-    const running = await serve(PETSTORE, { transport: "http", port: 0, stateless: true, baseUrl: `${api.url}/v1`, env: ENV, log: () => {} });
-    const client = new Client({ name: "guard-http", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    const running = await serve(PETSTORE, {
+      transport: "http",
+      port: 0,
+      stateless: true,
+      baseUrl: `${api.url}/v1`,
+      env: ENV,
+      log: () => {},
+    });
+    const client = new Client(
+      { name: "guard-http", version: "0.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content: { approve: true } }));
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(running.url!)));
@@ -144,8 +174,17 @@ describe("over streamable HTTP", () => {
 
   it("stateful: a client that can be asked approves, and the DELETE is sent", async () => {
     routes();
-    const running = await serve(PETSTORE, { transport: "http", port: 0, baseUrl: `${api.url}/v1`, env: ENV, log: () => {} });
-    const client = new Client({ name: "guard-http", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    const running = await serve(PETSTORE, {
+      transport: "http",
+      port: 0,
+      baseUrl: `${api.url}/v1`,
+      env: ENV,
+      log: () => {},
+    });
+    const client = new Client(
+      { name: "guard-http", version: "0.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
     const asked: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params.message);
@@ -195,10 +234,15 @@ describe("deny", () => {
 
   it("from the command line: `serve --policy deletePet=deny` hides it; an unknown tool name in --policy stops the start", async () => {
     routes();
-    const server = await serveOverStdio([PETSTORE, "--base-url", `${api.url}/v1`, "--policy", "deletePet=deny"], { env: ENV, elicit: APPROVE });
+    const server = await serveOverStdio([PETSTORE, "--base-url", `${api.url}/v1`, "--policy", "deletePet=deny"], {
+      env: ENV,
+      elicit: APPROVE,
+    });
     try {
       expect(await toolNames(server)).not.toContain("deletePet");
-      const error = await server.client.callTool({ name: "deletePet", arguments: { petId: 7 } }).catch((e: unknown) => e);
+      const error = await server.client
+        .callTool({ name: "deletePet", arguments: { petId: 7 } })
+        .catch((e: unknown) => e);
       expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
     } finally {
       await server.close();
@@ -225,7 +269,13 @@ describe("`approval: true` in an action definition", () => {
           approval: true,
           inputSchema: { type: "object", required: ["name"], properties: { name: { type: "string" } } },
         },
-        { name: "get_widget", description: "Get one.", method: "GET", path: "/widgets/{id}", inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string" } } } },
+        {
+          name: "get_widget",
+          description: "Get one.",
+          method: "GET",
+          path: "/widgets/{id}",
+          inputSchema: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+        },
       ],
     });
   }
@@ -243,7 +293,9 @@ describe("`approval: true` in an action definition", () => {
     const accepted = await connect({ policies: ["create_widget=allow"] }, APPROVE, source);
     expect((await callTool(accepted, "create_widget", { name: "w" })).isError ?? false).toBe(false);
     expect(accepted.asked[0]).toContain(`POST ${api.url}/v1/widgets`);
-    expect(api.requests.map((r) => `${r.method} ${r.path} ${r.body.toString()}`)).toEqual(['POST /v1/widgets {"name":"w"}']);
+    expect(api.requests.map((r) => `${r.method} ${r.path} ${r.body.toString()}`)).toEqual([
+      'POST /v1/widgets {"name":"w"}',
+    ]);
     // Its other action is not asked about; deny still wins over approval.
     expect((await callTool(accepted, "get_widget", { id: "w1" })).isError ?? false).toBe(false);
     expect(accepted.asked).toHaveLength(1);
@@ -254,14 +306,20 @@ describe("`approval: true` in an action definition", () => {
 
 describe("policies from a settings file", () => {
   it("apply (classes, tools, deny mode, approval timeout), and --policy entries win over them", async () => {
-    const config = writeFile(temp.dir, "policy.settings.json", { policy: { write: "deny", deletePet: "allow", read: "approve" }, approvalTimeoutSeconds: 0.3 });
+    const config = writeFile(temp.dir, "policy.settings.json", {
+      policy: { write: "deny", deletePet: "allow", read: "approve" },
+      approvalTimeoutSeconds: 0.3,
+    });
     // deletePet allowed: sent without asking, to a client that could not be asked anyway.
     const plain = await connect({ config });
     expect((await toolNames(plain)).sort()).toEqual(["deletePet", "getPet", "listPets"]);
     expect((await callTool(plain, "deletePet", { petId: 3 })).isError ?? false).toBe(false);
     expect(deletes()).toBe(1);
     // read=approve: a GET now needs approval, and the settings' 0.3 s timeout applies.
-    const silent = await connect({ config }, (_, signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("withdrawn")))));
+    const silent = await connect(
+      { config },
+      (_, signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("withdrawn")))),
+    );
     const started = Date.now();
     const result = await callTool(silent, "getPet", { petId: 3 });
     expect(textOf(result)).toContain("nobody approved it in time");
@@ -272,10 +330,15 @@ describe("policies from a settings file", () => {
     expect(textOf(await callTool(overridden, "deletePet", { petId: 4 }))).toContain("needs a person's approval");
     expect(deletes()).toBe(1);
 
-    const refusing = writeFile(temp.dir, "refuse.settings.json", { policy: { deletePet: "deny" }, deniedTools: "refuse" });
+    const refusing = writeFile(temp.dir, "refuse.settings.json", {
+      policy: { deletePet: "deny" },
+      deniedTools: "refuse",
+    });
     const listed = await connect({ config: refusing });
     expect(await toolNames(listed)).toContain("deletePet");
-    expect(textOf(await callTool(listed, "deletePet", { petId: 5 }))).toContain("not allowed on this server (policy deletePet=deny)");
+    expect(textOf(await callTool(listed, "deletePet", { petId: 5 }))).toContain(
+      "not allowed on this server (policy deletePet=deny)",
+    );
     expect(deletes()).toBe(1);
   });
 });

@@ -35,7 +35,11 @@ describe("context budget", () => {
   });
 
   it("over the budget, says what it costs and what to do: dynamic mode, or a tag that fits the budget", () => {
-    const tools = [...Array.from({ length: 30 }, (_, i) => tool(`repo${i}`, 1_000, ["repos"])), tool("gist", 8_000, ["gists"]), tool("gist2", 4_000, ["gists"])];
+    const tools = [
+      ...Array.from({ length: 30 }, (_, i) => tool(`repo${i}`, 1_000, ["repos"])),
+      tool("gist", 8_000, ["gists"]),
+      tool("gist2", 4_000, ["gists"]),
+    ];
     const { over, advice } = contextBudget({ tools, tokens: 42_000 });
     expect(over).toBe(true);
     expect(advice).toBe(
@@ -44,8 +48,14 @@ describe("context budget", () => {
   });
 
   it("without a tag that fits, names the filters instead", () => {
-    const { advice } = contextBudget({ tools: [tool("a", 15_000), tool("b", 15_000, ["big one"])], tokens: 30_000, threshold: 20_000 });
-    expect(advice).toMatch(/--mode dynamic .*, or keep only what the agent needs with --include tag:NAME, op:OPERATION_ID or path:GLOB$/);
+    const { advice } = contextBudget({
+      tools: [tool("a", 15_000), tool("b", 15_000, ["big one"])],
+      tokens: 30_000,
+      threshold: 20_000,
+    });
+    expect(advice).toMatch(
+      /--mode dynamic .*, or keep only what the agent needs with --include tag:NAME, op:OPERATION_ID or path:GLOB$/,
+    );
   });
 });
 
@@ -70,7 +80,9 @@ describe("serve", () => {
   it("prints the advice on stderr when tools/list is over the budget", async () => {
     const advice = (await startLines(GITHUB_SPEC)).filter((line) => line.includes("budget"));
     expect(advice).toHaveLength(1);
-    expect(advice[0]).toMatch(/^openapi-mcp: tools\/list costs ≈ [\d,]+ tokens for 1,\d{3} tools, over the 20,000-token budget: serve with --mode dynamic .* --include tag:[\w.-]+ \(\d+ tools, ≈ [\d,]+ tokens\)$/);
+    expect(advice[0]).toMatch(
+      /^openapi-mcp: tools\/list costs ≈ [\d,]+ tokens for 1,\d{3} tools, over the 20,000-token budget: serve with --mode dynamic .* --include tag:[\w.-]+ \(\d+ tools, ≈ [\d,]+ tokens\)$/,
+    );
   });
 
   it("says nothing of it within the budget", async () => {

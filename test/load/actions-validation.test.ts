@@ -138,7 +138,10 @@ describe("every error of a definition in one round", () => {
     const file = fixture("actions/many-errors.actions.yaml");
     const error = await rejection(loadFixture("actions/many-errors.actions.yaml"));
     expect(error.code).toBe("E_INVALID_DEFINITION");
-    const lines = error.message.split("\n").slice(1).map((line) => line.trim());
+    const lines = error.message
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim());
     expect(lines).toEqual([
       `${file}:5:51 #/schemas/Item/properties/id/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`,
       `${file}:14:24 #/actions/0/inputSchema/properties/count/type: must be one of: "array", "boolean", "integer", "null", "number", "object", "string"`,

@@ -5,7 +5,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { FILE_SCHEMA } from "../../src/catalog/inputs.js";
 import type { Catalog, ParameterLocation } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { example, fixture, loadFixture, names, rejection, schemaProblems, toolNamed, validatorFor } from "../support/fixtures.js";
+import {
+  example,
+  fixture,
+  loadFixture,
+  names,
+  rejection,
+  schemaProblems,
+  toolNamed,
+  validatorFor,
+} from "../support/fixtures.js";
 
 describe("examples/widgets.actions.yaml", () => {
   let catalog: Catalog;
@@ -200,6 +209,8 @@ describe("argument placement", () => {
 
   it("refuses a path placeholder that inputSchema does not declare, naming the action's path with its line", async () => {
     const error = await rejection(loadFixture("actions/undeclared-path.actions.yaml"));
-    expect(error.message).toContain(`${fixture("actions/undeclared-path.actions.yaml")}:7:11 #/actions/0/path: path placeholder {itemId} has no property in inputSchema`);
+    expect(error.message).toContain(
+      `${fixture("actions/undeclared-path.actions.yaml")}:7:11 #/actions/0/path: path placeholder {itemId} has no property in inputSchema`,
+    );
   });
 });

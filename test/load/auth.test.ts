@@ -20,7 +20,12 @@ const bare = writeFile(temp.dir, "bare.openapi.json", {
   paths: {
     "/things": { get: { operationId: "listThings", summary: "List", responses: { "200": { description: "ok" } } } },
     "/things/{id}": {
-      get: { operationId: "getThing", summary: "Get", parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }], responses: { "200": { description: "ok" } } },
+      get: {
+        operationId: "getThing",
+        summary: "Get",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "ok" } },
+      },
     },
   },
 });
@@ -37,23 +42,43 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
   it("gives a source that declares no scheme one, which every tool sends", async () => {
     const catalog = await loadCatalog(bare, { upstreamAuth: ["bearer:BARE_TOKEN"] });
     expect(catalog.credentials).toEqual({ bearer: { name: "bearer", type: "bearer", token: { env: "BARE_TOKEN" } } });
-    for (const tool of ["listThings", "getThing"]) expect(requirementOf(catalog, tool)).toEqual([{ schemes: [{ id: "bearer", scopes: [] }] }]);
+    for (const tool of ["listThings", "getThing"])
+      expect(requirementOf(catalog, tool)).toEqual([{ schemes: [{ id: "bearer", scopes: [] }] }]);
   });
 
   it("replaces what a document declares, for every tool, public ones included", async () => {
     const catalog = await loadCatalog(petstore, { upstreamAuth: ["header:X-Token:PET_TOKEN", "query:app:PET_APP"] });
     expect(Object.keys(catalog.credentials)).toEqual(["header", "query"]);
-    expect(catalog.credentials.header).toMatchObject({ type: "apiKey", in: "header", parameter: "X-Token", value: { env: "PET_TOKEN" } });
-    expect(catalog.credentials.query).toMatchObject({ type: "apiKey", in: "query", parameter: "app", value: { env: "PET_APP" } });
+    expect(catalog.credentials.header).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      parameter: "X-Token",
+      value: { env: "PET_TOKEN" },
+    });
+    expect(catalog.credentials.query).toMatchObject({
+      type: "apiKey",
+      in: "query",
+      parameter: "app",
+      value: { env: "PET_APP" },
+    });
     // listPets declares `security: []`; with --auth it sends the credential too.
     for (const tool of ["listPets", "getPet"]) {
-      expect(requirementOf(catalog, tool)).toEqual([{ schemes: [{ id: "header", scopes: [] }, { id: "query", scopes: [] }] }]);
+      expect(requirementOf(catalog, tool)).toEqual([
+        {
+          schemes: [
+            { id: "header", scopes: [] },
+            { id: "query", scopes: [] },
+          ],
+        },
+      ]);
     }
   });
 
   it("basic takes two variables; an action definition's own credential is replaced too", async () => {
     const catalog = await loadCatalog(widgets, { upstreamAuth: ["basic:W_USER:W_PASS"] });
-    expect(catalog.credentials).toEqual({ basic: { name: "basic", type: "basic", username: { env: "W_USER" }, password: { env: "W_PASS" } } });
+    expect(catalog.credentials).toEqual({
+      basic: { name: "basic", type: "basic", username: { env: "W_USER" }, password: { env: "W_PASS" } },
+    });
     expect(requirementOf(catalog, "get_widget")).toEqual([{ schemes: [{ id: "basic", scopes: [] }] }]);
   });
 
@@ -69,12 +94,23 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
   });
 
   it.each([
-    [[petstore, bare], ["bearer:T"], "with several sources, say which one it is for with a source-id= prefix: petstore, bare (e.g. petstore=bearer:VAR)"],
+    [
+      [petstore, bare],
+      ["bearer:T"],
+      "with several sources, say which one it is for with a source-id= prefix: petstore, bare (e.g. petstore=bearer:VAR)",
+    ],
     [[petstore, bare], ["cars=bearer:T"], "there is no source 'cars'; the sources are petstore, bare"],
     [[example("shop.manifest.yaml")], ["bearer:T"], "say which one it is for with a source-id= prefix: pets, widgets"],
-    [[bare], ["bare=bearer:T"], "a source-id= prefix picks one of several sources or of a manifest; with one source, leave it out"],
+    [
+      [bare],
+      ["bare=bearer:T"],
+      "a source-id= prefix picks one of several sources or of a manifest; with one source, leave it out",
+    ],
   ])("refuses %j with %j, naming the choices", async (sources, auth, message) => {
-    await expect(loadCatalog(sources, { upstreamAuth: auth })).rejects.toMatchObject({ code: "E_OPTION", message: expect.stringContaining(message) });
+    await expect(loadCatalog(sources, { upstreamAuth: auth })).rejects.toMatchObject({
+      code: "E_OPTION",
+      message: expect.stringContaining(message),
+    });
   });
 
   it.each([
@@ -87,9 +123,13 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
     ["bearer:9LIVES", "a variable name has letters, digits and '_'"],
     ["token:T", "--auth value: not one of the accepted forms"],
   ])("refuses --auth %s with a message showing the accepted forms", async (given, message) => {
-    const error = (await loadCatalog(bare, { upstreamAuth: [given] }).catch((e: unknown) => e)) as Error & { code: string };
+    const error = (await loadCatalog(bare, { upstreamAuth: [given] }).catch((e: unknown) => e)) as Error & {
+      code: string;
+    };
     expect(error).toMatchObject({ code: "E_OPTION", message: expect.stringContaining(message) });
-    expect(error.message).toContain("bearer:VAR, header:NAME:VAR, query:NAME:VAR, cookie:NAME:VAR, basic:USERVAR:PASSVAR");
+    expect(error.message).toContain(
+      "bearer:VAR, header:NAME:VAR, query:NAME:VAR, cookie:NAME:VAR, basic:USERVAR:PASSVAR",
+    );
   });
 
   it("never repeats a value that may be a pasted secret", async () => {
@@ -99,7 +139,9 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
       expect(error.message).not.toContain(secret);
     }
     // `--auth bearer:$TOKEN`: the shell put the value there, not the variable's name.
-    const expanded = (await loadCatalog(bare, { upstreamAuth: [`bearer:${secret}`], env: { GH: secret } }).catch((e: unknown) => e)) as Error;
+    const expanded = (await loadCatalog(bare, { upstreamAuth: [`bearer:${secret}`], env: { GH: secret } }).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(expanded.message).toContain("give the environment variable's name, not its value");
     expect(expanded.message).not.toContain(secret);
   });
@@ -107,11 +149,17 @@ describe("--auth (LoadOptions.upstreamAuth)", () => {
 
 describe("a manifest's auth with a type", () => {
   it("gives GitHub's spec (no scheme declared) a token every tool sends", async () => {
-    const github = fileURLToPath(new URL("../../node_modules/@octokit/openapi/generated/api.github.com.json", import.meta.url));
-    const file = manifest("github.manifest.json", [{ id: "github", source: github, auth: { token: { type: "bearer", value: "${GITHUB_TOKEN}" } } }]);
+    const github = fileURLToPath(
+      new URL("../../node_modules/@octokit/openapi/generated/api.github.com.json", import.meta.url),
+    );
+    const file = manifest("github.manifest.json", [
+      { id: "github", source: github, auth: { token: { type: "bearer", value: "${GITHUB_TOKEN}" } } },
+    ]);
     const catalog = await loadCatalog(file);
     expect(catalog.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(catalog.credentials).toEqual({ "github.token": { name: "token", type: "bearer", token: { env: "GITHUB_TOKEN" } } });
+    expect(catalog.credentials).toEqual({
+      "github.token": { name: "token", type: "bearer", token: { env: "GITHUB_TOKEN" } },
+    });
     expect(catalog.tools.length).toBeGreaterThan(1000);
     const requirements = new Set(catalog.tools.map((t) => JSON.stringify(t.operation.security)));
     expect([...requirements]).toEqual([JSON.stringify([{ schemes: [{ id: "github.token", scopes: [] }] }])]);
@@ -119,18 +167,49 @@ describe("a manifest's auth with a type", () => {
 
   it("under a new name: a scheme every tool of the source sends; values default to the convention's variables", async () => {
     const file = manifest("typed.manifest.json", [
-      { id: "bare", source: bare, auth: { token: { type: "bearer", value: "${BARE_TOKEN}" }, app: { type: "apiKey", in: "query", name: "app_id" } } },
+      {
+        id: "bare",
+        source: bare,
+        auth: {
+          token: { type: "bearer", value: "${BARE_TOKEN}" },
+          app: { type: "apiKey", in: "query", name: "app_id" },
+        },
+      },
     ]);
     const catalog = await loadCatalog(file);
     expect(catalog.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(catalog.credentials["bare.token"]).toEqual({ name: "token", type: "bearer", token: { env: "BARE_TOKEN" } });
-    expect(catalog.credentials["bare.app"]).toEqual({ name: "app", type: "apiKey", in: "query", parameter: "app_id", value: { env: "API_KEY_BARE_APP" } });
-    expect(requirementOf(catalog, "bare__getThing")).toEqual([{ schemes: [{ id: "bare.token", scopes: [] }, { id: "bare.app", scopes: [] }] }]);
+    expect(catalog.credentials["bare.app"]).toEqual({
+      name: "app",
+      type: "apiKey",
+      in: "query",
+      parameter: "app_id",
+      value: { env: "API_KEY_BARE_APP" },
+    });
+    expect(requirementOf(catalog, "bare__getThing")).toEqual([
+      {
+        schemes: [
+          { id: "bare.token", scopes: [] },
+          { id: "bare.app", scopes: [] },
+        ],
+      },
+    ]);
   });
 
   it("under a declared scheme's name: replaces that scheme; the tools keep their requirements", async () => {
     const file = manifest("replace.manifest.json", [
-      { id: "pets", source: petstore, auth: { api_key: { type: "oauth2", tokenUrl: "https://login.example.com/token", scopes: ["pets"], clientId: "${PETS_ID}" } } },
+      {
+        id: "pets",
+        source: petstore,
+        auth: {
+          api_key: {
+            type: "oauth2",
+            tokenUrl: "https://login.example.com/token",
+            scopes: ["pets"],
+            clientId: "${PETS_ID}",
+          },
+        },
+      },
     ]);
     const catalog = await loadCatalog(file);
     expect(catalog.credentials["pets.api_key"]).toEqual({
@@ -153,7 +232,9 @@ describe("a manifest's auth with a type", () => {
         severity: "error",
         code: "unknown-auth-scheme",
         pointer: "/sources/0/auth/token",
-        message: expect.stringContaining("(it defines: none); to add a scheme, give the entry a type (bearer, apiKey, basic or oauth2), or use --auth"),
+        message: expect.stringContaining(
+          "(it defines: none); to add a scheme, give the entry a type (bearer, apiKey, basic or oauth2), or use --auth",
+        ),
       }),
     );
   });
@@ -172,7 +253,9 @@ describe("a manifest's auth with a type", () => {
   });
 
   it("--auth for a manifest source wins over the manifest's auth for it", async () => {
-    const file = manifest("cli-wins.manifest.json", [{ id: "bare", source: bare, auth: { token: { type: "bearer" } } }]);
+    const file = manifest("cli-wins.manifest.json", [
+      { id: "bare", source: bare, auth: { token: { type: "bearer" } } },
+    ]);
     const catalog = await loadCatalog(file, { upstreamAuth: ["bare=header:X-Key:KEY"] });
     expect(Object.keys(catalog.credentials)).toEqual(["bare.header"]);
   });
@@ -182,22 +265,33 @@ describe("a settings file's auth", () => {
   const settings = (name: string, value: unknown): string => writeFile(temp.dir, name, value);
 
   it("defines schemes by name for one source, and by <source-id>.<name> for several; credentials give their values", async () => {
-    const one = settings("one.settings.json", { auth: { token: { type: "bearer", value: "${BARE_TOKEN}" } }, credentials: { token: "from-settings-1" } });
+    const one = settings("one.settings.json", {
+      auth: { token: { type: "bearer", value: "${BARE_TOKEN}" } },
+      credentials: { token: "from-settings-1" },
+    });
     const single = await setUpEngine(bare, { config: one, env: {}, log: () => {} });
     expect(single.catalog.credentials.token).toEqual({ name: "token", type: "bearer", token: { env: "BARE_TOKEN" } });
     expect(single.env.BARE_TOKEN).toBe("from-settings-1");
 
     const two = settings("two.settings.json", { auth: { "bare.token": { type: "bearer" } } });
     const several = await setUpEngine([petstore, bare], { config: two, env: {}, log: () => {} });
-    expect(several.catalog.credentials["bare.token"]).toEqual({ name: "token", type: "bearer", token: { env: "BEARER_TOKEN_BARE_TOKEN" } });
-    expect(requirementOf(several.catalog, "bare__listThings")).toEqual([{ schemes: [{ id: "bare.token", scopes: [] }] }]);
+    expect(several.catalog.credentials["bare.token"]).toEqual({
+      name: "token",
+      type: "bearer",
+      token: { env: "BEARER_TOKEN_BARE_TOKEN" },
+    });
+    expect(requirementOf(several.catalog, "bare__listThings")).toEqual([
+      { schemes: [{ id: "bare.token", scopes: [] }] },
+    ]);
   });
 
   it("with several sources, a key that names no source is refused, naming the place and the ids", async () => {
     const file = settings("stray.settings.json", { auth: { token: { type: "bearer" } } });
     await expect(setUpEngine([petstore, bare], { config: file, env: {}, log: () => {} })).rejects.toMatchObject({
       code: "E_SETTINGS",
-      message: expect.stringContaining(`${file}#/auth/token: with several sources, name a scheme as <source-id>.<scheme>, with a source id of petstore, bare`),
+      message: expect.stringContaining(
+        `${file}#/auth/token: with several sources, name a scheme as <source-id>.<scheme>, with a source id of petstore, bare`,
+      ),
     });
   });
 });

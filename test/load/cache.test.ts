@@ -69,7 +69,9 @@ describe("the catalog cache", () => {
   it("builds again when a file the source refers to changed", async () => {
     cpSync(fixture("refs/local"), work, { recursive: true });
     const source = join(work, "spec.yaml");
-    expect((await loadAndKeep(source)).catalog.tools[0]?.outputSchema?.description).toBe("A pet, defined in schemas/pet.yaml.");
+    expect((await loadAndKeep(source)).catalog.tools[0]?.outputSchema?.description).toBe(
+      "A pet, defined in schemas/pet.yaml.",
+    );
     expect((await load(source)).fromCache).toBe(true);
     const pet = join(work, "schemas", "pet.yaml");
     writeFileSync(pet, readFileSync(pet, "utf8").replace("A pet, defined in schemas/pet.yaml.", "A pet, changed."));
@@ -164,14 +166,48 @@ describe("an entry that cannot be trusted", () => {
     ["cut short", (bytes: Buffer) => bytes.subarray(0, bytes.length >> 1)],
     ["empty", () => Buffer.alloc(0)],
     ["garbage", () => Buffer.from("\x00\xff not an entry \n{\n[[[\n")],
-    ["of another format version", (bytes: Buffer) => Buffer.from(bytes.toString().replace("catalog cache 2 ", "catalog cache 3 "))],
-    ["with one character of its catalog changed", (bytes: Buffer) => Buffer.from(bytes.toString().replace("newest first", "newest First"))],
-    ["whose catalog names a tool no client accepts", (bytes: Buffer) => reshaped(bytes, (c) => ((c.tools as Array<{ name: string }>)[0]!.name = "no spaces allowed"))],
-    ["whose catalog sends a credential that is not there", (bytes: Buffer) => reshaped(bytes, (c) => ((c as { credentials: object }).credentials = {}))],
-    ["whose catalog has a tool with no operation", (bytes: Buffer) => reshaped(bytes, (c) => delete (c.tools as Array<Record<string, unknown>>)[0]!.operation)],
-    ["whose catalog nests a schema 1,000 levels deep", (bytes: Buffer) => reshaped(bytes, (c) => ((c.definitions as Record<string, unknown>).deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)))],
-    ["whose schemas nest 1,000 levels deep", (bytes: Buffer) => reshaped(bytes, (c) => ((c as Schemas).definitions.deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)), 3)],
-    ["whose schemas give a tool an input schema that is not an object's", (bytes: Buffer) => reshaped(bytes, (c) => ((c as Schemas).tools[0]![1] = { type: "string" }), 3)],
+    [
+      "of another format version",
+      (bytes: Buffer) => Buffer.from(bytes.toString().replace("catalog cache 2 ", "catalog cache 3 ")),
+    ],
+    [
+      "with one character of its catalog changed",
+      (bytes: Buffer) => Buffer.from(bytes.toString().replace("newest first", "newest First")),
+    ],
+    [
+      "whose catalog names a tool no client accepts",
+      (bytes: Buffer) => reshaped(bytes, (c) => ((c.tools as Array<{ name: string }>)[0]!.name = "no spaces allowed")),
+    ],
+    [
+      "whose catalog sends a credential that is not there",
+      (bytes: Buffer) => reshaped(bytes, (c) => ((c as { credentials: object }).credentials = {})),
+    ],
+    [
+      "whose catalog has a tool with no operation",
+      (bytes: Buffer) => reshaped(bytes, (c) => delete (c.tools as Array<Record<string, unknown>>)[0]!.operation),
+    ],
+    [
+      "whose catalog nests a schema 1,000 levels deep",
+      (bytes: Buffer) =>
+        reshaped(
+          bytes,
+          (c) =>
+            ((c.definitions as Record<string, unknown>).deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)),
+        ),
+    ],
+    [
+      "whose schemas nest 1,000 levels deep",
+      (bytes: Buffer) =>
+        reshaped(
+          bytes,
+          (c) => ((c as Schemas).definitions.deep = JSON.parse(`${"[".repeat(1000)}${"]".repeat(1000)}`)),
+          3,
+        ),
+    ],
+    [
+      "whose schemas give a tool an input schema that is not an object's",
+      (bytes: Buffer) => reshaped(bytes, (c) => ((c as Schemas).tools[0]![1] = { type: "string" }), 3),
+    ],
     ["whose schemas are one tool short", (bytes: Buffer) => reshaped(bytes, (c) => (c as Schemas).tools.pop(), 3)],
   ])("one %s is not used: the catalog is built again and kept whole", async (_, change) => {
     const notes: string[] = [];
@@ -187,11 +223,23 @@ describe("an entry that cannot be trusted", () => {
 
 describe("where the cache is", () => {
   it("is openapi-mcp in $XDG_CACHE_HOME wherever that is set, else where each system keeps caches", () => {
-    expect(cacheDirectory({ env: { XDG_CACHE_HOME: "/xdg" }, platform: "darwin", home: "/home/u" })).toBe("/xdg/openapi-mcp");
+    expect(cacheDirectory({ env: { XDG_CACHE_HOME: "/xdg" }, platform: "darwin", home: "/home/u" })).toBe(
+      "/xdg/openapi-mcp",
+    );
     expect(cacheDirectory({ env: {}, platform: "linux", home: "/home/u" })).toBe("/home/u/.cache/openapi-mcp");
-    expect(cacheDirectory({ env: { XDG_CACHE_HOME: "relative/ignored" }, platform: "linux", home: "/home/u" })).toBe("/home/u/.cache/openapi-mcp");
-    expect(cacheDirectory({ env: {}, platform: "darwin", home: "/Users/u" })).toBe("/Users/u/Library/Caches/openapi-mcp");
-    expect(cacheDirectory({ env: { LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, platform: "win32", home: "C:\\Users\\u" })).toMatch(/openapi-mcp[\\/]Cache$/);
+    expect(cacheDirectory({ env: { XDG_CACHE_HOME: "relative/ignored" }, platform: "linux", home: "/home/u" })).toBe(
+      "/home/u/.cache/openapi-mcp",
+    );
+    expect(cacheDirectory({ env: {}, platform: "darwin", home: "/Users/u" })).toBe(
+      "/Users/u/Library/Caches/openapi-mcp",
+    );
+    expect(
+      cacheDirectory({
+        env: { LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" },
+        platform: "win32",
+        home: "C:\\Users\\u",
+      }),
+    ).toMatch(/openapi-mcp[\\/]Cache$/);
     expect(cacheDirectory({ env: {}, platform: "linux", home: "" })).toBeUndefined();
   });
 

@@ -36,12 +36,32 @@ function jsonDocument(levels: number): string {
 
 /** The same in YAML: block style (indentation grows with depth), or flow style on one line. */
 function yamlDocument(levels: number, style: "block" | "flow"): string {
-  const head = ["openapi: 3.0.3", "info: {title: deep, version: '1'}", "servers: [{url: 'https://deep.example'}]", "paths:", "  /x:", "    post:"];
-  const body = ["      operationId: deep", "      responses: {'200': {description: ok}}", "      requestBody:", "        content:", "          application/json:"];
-  if (style === "flow") return [...head, ...body, `            schema: ${"{type: object, properties: {a: ".repeat(levels)}{type: string}${"}}".repeat(levels)}`, ""].join("\n");
+  const head = [
+    "openapi: 3.0.3",
+    "info: {title: deep, version: '1'}",
+    "servers: [{url: 'https://deep.example'}]",
+    "paths:",
+    "  /x:",
+    "    post:",
+  ];
+  const body = [
+    "      operationId: deep",
+    "      responses: {'200': {description: ok}}",
+    "      requestBody:",
+    "        content:",
+    "          application/json:",
+  ];
+  if (style === "flow")
+    return [
+      ...head,
+      ...body,
+      `            schema: ${"{type: object, properties: {a: ".repeat(levels)}{type: string}${"}}".repeat(levels)}`,
+      "",
+    ].join("\n");
   const lines = [...head, ...body, "            schema:"];
   let indent = "              ";
-  for (let i = 0; i < levels; i++, indent += "    ") lines.push(`${indent}type: object`, `${indent}properties:`, `${indent}  a:`);
+  for (let i = 0; i < levels; i++, indent += "    ")
+    lines.push(`${indent}type: object`, `${indent}properties:`, `${indent}  a:`);
   lines.push(`${indent}type: string`, "");
   return lines.join("\n");
 }
@@ -69,9 +89,15 @@ describe("a document nested too deeply", () => {
     // The root is level 0 and the body's schema level 7; each nested object adds two (properties, a): the
     // innermost schema is at 127, its enum list at 128.
     const innermost = (MAX_DOCUMENT_DEPTH - 7 - 1) / 2;
-    const atLimit = write("at-limit.json", jsonDocument(innermost).replace('{"type":"string"}', '{"type":"string","enum":["x"]}'));
+    const atLimit = write(
+      "at-limit.json",
+      jsonDocument(innermost).replace('{"type":"string"}', '{"type":"string","enum":["x"]}'),
+    );
     expect((await loadCatalog(atLimit)).tools).toHaveLength(1);
-    const over = write("over-limit.json", jsonDocument(innermost).replace('{"type":"string"}', '{"type":"string","enum":[["x"]]}'));
+    const over = write(
+      "over-limit.json",
+      jsonDocument(innermost).replace('{"type":"string"}', '{"type":"string","enum":[["x"]]}'),
+    );
     const { message } = await rejection(loadCatalog(over));
     expect(message).toContain(`over-limit.json #${BODY}/properties/a/`);
     expect(message).toContain(`/properties/a/enum/0: nested more than ${MAX_DOCUMENT_DEPTH} levels deep`);
@@ -79,7 +105,12 @@ describe("a document nested too deeply", () => {
 
   it("external files within the limit that nest too deeply once bundled are refused too", async () => {
     const half = (MAX_DOCUMENT_DEPTH - 8) / 2 - 4;
-    write("part.json", JSON.stringify({ Deep: JSON.parse(jsonDocument(half)).paths["/x"].post.requestBody.content["application/json"].schema }));
+    write(
+      "part.json",
+      JSON.stringify({
+        Deep: JSON.parse(jsonDocument(half)).paths["/x"].post.requestBody.content["application/json"].schema,
+      }),
+    );
     const main = write("main.json", jsonDocument(half).replace('{"type":"string"}', '{"$ref":"part.json#/Deep"}'));
     const error = await rejection(loadCatalog(main));
     expect(error.code).toBe("E_TOO_DEEP");
@@ -102,7 +133,11 @@ describe("a document at the limit, in each nesting shape", () => {
       openapi: "3.0.3",
       info: { title: "deep", version: "1" },
       servers: [{ url: "https://deep.example" }],
-      paths: { "/x": { post: { operationId: "deep", requestBody: { content }, responses: { 200: { description: "ok", content } } } } },
+      paths: {
+        "/x": {
+          post: { operationId: "deep", requestBody: { content }, responses: { 200: { description: "ok", content } } },
+        },
+      },
     };
   };
   /** The level of the deepest object or array (the root's is 0), as tooDeep counts. */
@@ -126,13 +161,21 @@ describe("a document at the limit, in each nesting shape", () => {
 describe("a chain of 1,000 shallow schemas, each referring to the next", () => {
   it("loads and lists; a call is an error result that says why, and nothing is sent", async () => {
     const schemas: Record<string, object> = {};
-    for (let i = 0; i < 1_000; i++) schemas[`S${i}`] = { type: "object", properties: { next: i < 999 ? { $ref: `#/components/schemas/S${i + 1}` } : { type: "string" } } };
+    for (let i = 0; i < 1_000; i++)
+      schemas[`S${i}`] = {
+        type: "object",
+        properties: { next: i < 999 ? { $ref: `#/components/schemas/S${i + 1}` } : { type: "string" } },
+      };
     const content = { "application/json": { schema: { $ref: "#/components/schemas/S0" } } };
     const document = {
       openapi: "3.0.3",
       info: { title: "chain", version: "1" },
       servers: [{ url: "https://chain.example" }],
-      paths: { "/x": { post: { operationId: "chain", requestBody: { content }, responses: { 200: { description: "ok", content } } } } },
+      paths: {
+        "/x": {
+          post: { operationId: "chain", requestBody: { content }, responses: { 200: { description: "ok", content } } },
+        },
+      },
       components: { schemas },
     };
     const catalog = await loadCatalog(write("chain.json", JSON.stringify(document)));
@@ -140,7 +183,11 @@ describe("a chain of 1,000 shallow schemas, each referring to the next", () => {
     const engine = new Engine({ catalog });
     for (let attempt = 0; attempt < 2; attempt++) {
       const prepared = await engine.prepare("chain", { body: {} });
-      expect("error" in prepared && prepared.error.content[0]).toMatchObject({ text: expect.stringContaining("chain cannot be called: its arguments cannot be checked: the schema's chain of $refs is too long") });
+      expect("error" in prepared && prepared.error.content[0]).toMatchObject({
+        text: expect.stringContaining(
+          "chain cannot be called: its arguments cannot be checked: the schema's chain of $refs is too long",
+        ),
+      });
     }
   });
 });

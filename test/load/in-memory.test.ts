@@ -22,7 +22,8 @@ describe("loadCatalog with a document in memory", () => {
     const fromMemory = await loadCatalog({ document, name: "petstore" });
     expect(names(fromMemory)).toEqual(names(fromFile));
     // Everything but the file the tool is said to come from.
-    const shape = (tools: typeof fromFile.tools) => tools.map((tool) => ({ ...tool, origin: { ...tool.origin, file: "" } }));
+    const shape = (tools: typeof fromFile.tools) =>
+      tools.map((tool) => ({ ...tool, origin: { ...tool.origin, file: "" } }));
     expect(shape(fromMemory.tools)).toEqual(shape(fromFile.tools));
     expect(fromMemory.tools[0]?.origin.file).toBe("petstore");
   });
@@ -35,12 +36,19 @@ describe("loadCatalog with a document in memory", () => {
       schemes: ["https"],
       paths: {
         "/things/{id}": {
-          get: { operationId: "getThing", parameters: [{ name: "id", in: "path", required: true, type: "integer" }], responses: { 200: { description: "ok" } } },
+          get: {
+            operationId: "getThing",
+            parameters: [{ name: "id", in: "path", required: true, type: "integer" }],
+            responses: { 200: { description: "ok" } },
+          },
         },
       },
     };
     const catalog = await loadCatalog({ document });
-    expect(toolNamed(catalog, "getThing").inputSchema).toMatchObject({ properties: { id: { type: "integer" } }, required: ["id"] });
+    expect(toolNamed(catalog, "getThing").inputSchema).toMatchObject({
+      properties: { id: { type: "integer" } },
+      required: ["id"],
+    });
     expect(catalog.sources[0]?.title).toBe("Built in code");
   });
 
@@ -63,11 +71,15 @@ describe("loadCatalog with a document in memory", () => {
     expect(toolNamed(fromMemory, "getPet").outputSchema).toEqual(toolNamed(fromFile, "getPet").outputSchema);
     const elsewhere = await rejection(loadCatalog({ document, name: "spec", baseDir: fixture("openapi30") }));
     expect(elsewhere.code).toBe("E_REF_NOT_ALLOWED");
-    expect(elsewhere.message).toMatch(/^spec: external references that are not allowed:\n.*openapi30\/schemas\/pet.yaml, which does not exist/);
+    expect(elsewhere.message).toMatch(
+      /^spec: external references that are not allowed:\n.*openapi30\/schemas\/pet.yaml, which does not exist/,
+    );
   });
 
   it("an object that is not JSON is refused by name, not with a crash", async () => {
-    const document = { openapi: "3.1.0", info: { title: "Loop", version: "1" }, paths: {} } as OpenAPIV3.Document & { self?: unknown };
+    const document = { openapi: "3.1.0", info: { title: "Loop", version: "1" }, paths: {} } as OpenAPIV3.Document & {
+      self?: unknown;
+    };
     document.self = document;
     const error = await rejection(loadCatalog({ document, name: "looped" }));
     expect(error.code).toBe("E_SOURCE");

@@ -20,7 +20,10 @@ describe("locatePointers", () => {
 
   it("finds values in YAML", () => {
     const text = "openapi: 3.0.3\npaths:\n  /pets/{id}:\n    get:\n      responses: {}\n";
-    const places = locatePointers({ text, pointers: ["/paths/~1pets~1{id}/get/responses", "/paths/~1pets~1{id}/get/nothing"] });
+    const places = locatePointers({
+      text,
+      pointers: ["/paths/~1pets~1{id}/get/responses", "/paths/~1pets~1{id}/get/nothing"],
+    });
     expect(Object.fromEntries(places)).toEqual({
       "/paths/~1pets~1{id}/get/responses": { line: 5, column: 18 },
       "/paths/~1pets~1{id}/get/nothing": { line: 5, column: 7 },

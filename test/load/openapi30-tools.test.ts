@@ -212,6 +212,9 @@ describe("operations that may succeed without content", () => {
   it("advertise no output schema, since an empty success could not match it; others keep theirs", async () => {
     const mixed = await loadFixture("openapi30/mixed-success.openapi.yaml");
     expect(toolNamed(mixed, "putSecret").outputSchema).toBeUndefined();
-    expect(toolNamed(mixed, "getSecret").outputSchema).toEqual({ type: "object", properties: { name: { type: "string" } } });
+    expect(toolNamed(mixed, "getSecret").outputSchema).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+    });
   });
 });

@@ -15,24 +15,39 @@ function serverUrls(catalog: Catalog): Record<string, string> {
 }
 
 function problems(catalog: Catalog, code: string): string[] {
-  return catalog.diagnostics.filter((d) => d.code === code).map((d) => `${d.severity}: ${d.message}${d.pointer !== undefined ? ` (#${d.pointer})` : ""}`);
+  return catalog.diagnostics
+    .filter((d) => d.code === code)
+    .map((d) => `${d.severity}: ${d.message}${d.pointer !== undefined ? ` (#${d.pointer})` : ""}`);
 }
 
 describe("which server a tool calls", () => {
   it("takes the first https server over an earlier http one, a loopback one included", async () => {
     const catalog = await loadFixture("servers/http-first.openapi.yaml");
-    expect(serverUrls(catalog)).toEqual({ searchArticles: "https://api.example.com/v1", listFeeds: "https://feeds.example.com" });
+    expect(serverUrls(catalog)).toEqual({
+      searchArticles: "https://api.example.com/v1",
+      listFeeds: "https://feeds.example.com",
+    });
   });
 
   it("starts on such a document (no plain-http refusal)", async () => {
-    const { code, stdout, stderr } = await runCli(["call", "test/fixtures/servers/http-first.openapi.yaml", "searchArticles", "--dry-run"]);
+    const { code, stdout, stderr } = await runCli([
+      "call",
+      "test/fixtures/servers/http-first.openapi.yaml",
+      "searchArticles",
+      "--dry-run",
+    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toContain("GET https://api.example.com/v1/articles");
   });
 
   it("refuses an http-only list at start, naming --base-url https://… and --allow-insecure-http", async () => {
-    const { code, stderr } = await runCli(["call", "test/fixtures/servers/http-only.openapi.yaml", "listThings", "--dry-run"]);
+    const { code, stderr } = await runCli([
+      "call",
+      "test/fixtures/servers/http-only.openapi.yaml",
+      "listThings",
+      "--dry-run",
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain("http://api.example.com/v1 (the server URL of tool listThings) is plain http");
     expect(stderr).toContain("pass --base-url https://api.example.com/v1");
@@ -62,7 +77,16 @@ describe("server variables", () => {
   });
 
   it("take the values --server-var sets", async () => {
-    const { code, stdout } = await runCli(["call", `test/fixtures/${SPEC}`, "listThings", "--dry-run", "--server-var", "region=us", "--server-var", "version=v3"]);
+    const { code, stdout } = await runCli([
+      "call",
+      `test/fixtures/${SPEC}`,
+      "listThings",
+      "--dry-run",
+      "--server-var",
+      "region=us",
+      "--server-var",
+      "version=v3",
+    ]);
     expect(code).toBe(0);
     expect(stdout).toContain("GET https://us.api.example.com/v3/things");
   });
@@ -72,14 +96,25 @@ describe("server variables", () => {
     expect(problems(catalog, "server-variable")).toEqual([
       'error: --server-var region=mars: "mars" is not a value server variable {region} allows ("eu", "us") (#/servers/0/variables/region)',
     ]);
-    const { code, stderr } = await runCli(["call", `test/fixtures/${SPEC}`, "listThings", "--dry-run", "--server-var", "region=mars"]);
+    const { code, stderr } = await runCli([
+      "call",
+      `test/fixtures/${SPEC}`,
+      "listThings",
+      "--dry-run",
+      "--server-var",
+      "region=mars",
+    ]);
     expect(code).toBe(1);
-    expect(stderr).toContain('--server-var region=mars: "mars" is not a value server variable {region} allows ("eu", "us")');
+    expect(stderr).toContain(
+      '--server-var region=mars: "mars" is not a value server variable {region} allows ("eu", "us")',
+    );
   });
 
   it("warn about a value no server uses", async () => {
     const catalog = await loadFixture(SPEC, { serverVariables: { tenant: "acme" } });
-    expect(problems(catalog, "unused-server-variable")).toEqual(["warning: --server-var tenant=acme: no server in use has a variable {tenant}; ignored"]);
+    expect(problems(catalog, "unused-server-variable")).toEqual([
+      "warning: --server-var tenant=acme: no server in use has a variable {tenant}; ignored",
+    ]);
   });
 
   it("warn that Swagger 2.0 has none", async () => {
@@ -99,13 +134,18 @@ describe("server variables", () => {
 
   it("come per source from a manifest", async () => {
     const catalog = await loadFixture("servers/variables.manifest.yaml");
-    expect(serverUrls(catalog)).toEqual({ eu__listThings: "https://eu.api.example.com/v2", us__listThings: "https://us.api.example.com/v2" });
+    expect(serverUrls(catalog)).toEqual({
+      eu__listThings: "https://eu.api.example.com/v2",
+      us__listThings: "https://us.api.example.com/v2",
+    });
   });
 
   it("name the manifest entry when a source's value is outside the enum", async () => {
     const catalog = await loadFixture("servers/bad-variable.manifest.yaml");
     expect(problems(catalog, "server-variable")).toEqual([
-      expect.stringMatching(/^error: \S*bad-variable\.manifest\.yaml#\/sources\/0\/serverVariables\/region: "mars" is not a value server variable \{region\} allows \("eu", "us"\)/),
+      expect.stringMatching(
+        /^error: \S*bad-variable\.manifest\.yaml#\/sources\/0\/serverVariables\/region: "mars" is not a value server variable \{region\} allows \("eu", "us"\)/,
+      ),
     ]);
   });
 });

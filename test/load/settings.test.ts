@@ -46,7 +46,11 @@ auditLog: "-"
 
   it("puts credential values under the variables the catalog's schemes read, never into the catalog", async () => {
     const catalog = await loadCatalog("examples/shop.manifest.yaml");
-    const settings = await readSettings(settingsFile('credentials:\n  pets.api_key: "${SHOP_SECRET}"\n  widgets.widgets: { value: literal-widgets-key }\n'));
+    const settings = await readSettings(
+      settingsFile(
+        'credentials:\n  pets.api_key: "${SHOP_SECRET}"\n  widgets.widgets: { value: literal-widgets-key }\n',
+      ),
+    );
     const env = credentialEnvironment({ settings, catalog, env: { SHOP_SECRET: "from-env" } });
     expect(env.PETSTORE_KEY).toBe("from-env");
     expect(env.WIDGETS_API_KEY).toBe("literal-widgets-key");
@@ -54,7 +58,10 @@ auditLog: "-"
   });
 
   it.each([
-    ['credentials: { nope: "x" }', /#\/credentials\/nope: no security scheme 'nope' \(the source has: pets.api_key, widgets.widgets\)/],
+    [
+      'credentials: { nope: "x" }',
+      /#\/credentials\/nope: no security scheme 'nope' \(the source has: pets.api_key, widgets.widgets\)/,
+    ],
     ["credentials: { pets.api_key: { username: u } }", /an apiKey scheme takes value, not username/],
     ['credentials: { pets.api_key: "${UNSET_VARIABLE}" }', /environment variable UNSET_VARIABLE is not set/],
   ])("refuses %s", async (text, message) => {

@@ -250,8 +250,12 @@ describe("Swagger 2.0 security definitions", () => {
 describe("Swagger 2.0 path-level parameters", () => {
   it("are overridden by an operation-level header of the same name in any case, keeping the operation's required", async () => {
     const tool = toolNamed(await loadFixture("openapi2/header-override.swagger.yaml"), "listThings");
-    expect(tool.operation.parameters.header).toEqual([expect.objectContaining({ name: "x-trace", argument: "x-trace", required: true })]);
-    expect(tool.inputSchema.properties).toEqual({ "x-trace": { type: "string", description: "Operation-level trace id." } });
+    expect(tool.operation.parameters.header).toEqual([
+      expect.objectContaining({ name: "x-trace", argument: "x-trace", required: true }),
+    ]);
+    expect(tool.inputSchema.properties).toEqual({
+      "x-trace": { type: "string", description: "Operation-level trace id." },
+    });
     expect(tool.inputSchema.required).toEqual(["x-trace"]);
   });
 });

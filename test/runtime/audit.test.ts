@@ -58,7 +58,10 @@ describe("audit log", () => {
     const base = { time: "t", tool: "a", arguments: {}, durationMs: 1, outcome: "ok" as const };
     log.write(base);
     log.write({ ...base, tool: "b", outcome: "denied" });
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => [l.tool, l.outcome])).toEqual([
       ["a", "ok"],
       ["b", "denied"],
@@ -66,6 +69,8 @@ describe("audit log", () => {
   });
 
   it("refuses a file it cannot open with a message naming it", () => {
-    expect(() => openAuditLog("/nonexistent-dir/audit.jsonl")).toThrow(/--audit-log \/nonexistent-dir\/audit.jsonl: cannot open/);
+    expect(() => openAuditLog("/nonexistent-dir/audit.jsonl")).toThrow(
+      /--audit-log \/nonexistent-dir\/audit.jsonl: cannot open/,
+    );
   });
 });

@@ -4,17 +4,51 @@
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog, CredentialScheme, SecurityRequirement, Tool } from "../../src/catalog/types.js";
-import { applyCredentials, describeMissingCredentials, type Environment, missingCredentials } from "../../src/runtime/credentials.js";
-import { type AccessToken, type ClientCredentials, TokenError, TokenProvider, type TokenSource } from "../../src/runtime/oauth.js";
+import {
+  applyCredentials,
+  describeMissingCredentials,
+  type Environment,
+  missingCredentials,
+} from "../../src/runtime/credentials.js";
+import {
+  type AccessToken,
+  type ClientCredentials,
+  TokenError,
+  TokenProvider,
+  type TokenSource,
+} from "../../src/runtime/oauth.js";
 import type { PreparedRequest } from "../../src/runtime/types.js";
 import { json, Upstream } from "../support/upstream.js";
 
-const REQUEST: PreparedRequest = { method: "GET", origin: "https://api.example.com", path: "/v1/pets?limit=2", headers: { accept: "application/json" } };
+const REQUEST: PreparedRequest = {
+  method: "GET",
+  origin: "https://api.example.com",
+  path: "/v1/pets?limit=2",
+  headers: { accept: "application/json" },
+};
 
 const SCHEMES: Record<string, CredentialScheme> = {
-  header_key: { name: "header_key", type: "apiKey", in: "header", parameter: "X-API-Key", value: { env: "API_KEY_HEADER_KEY" } },
-  query_key: { name: "query_key", type: "apiKey", in: "query", parameter: "api key", value: { env: "API_KEY_QUERY_KEY" } },
-  cookie_key: { name: "cookie_key", type: "apiKey", in: "cookie", parameter: "session", value: { env: "API_KEY_COOKIE_KEY" } },
+  header_key: {
+    name: "header_key",
+    type: "apiKey",
+    in: "header",
+    parameter: "X-API-Key",
+    value: { env: "API_KEY_HEADER_KEY" },
+  },
+  query_key: {
+    name: "query_key",
+    type: "apiKey",
+    in: "query",
+    parameter: "api key",
+    value: { env: "API_KEY_QUERY_KEY" },
+  },
+  cookie_key: {
+    name: "cookie_key",
+    type: "apiKey",
+    in: "cookie",
+    parameter: "session",
+    value: { env: "API_KEY_COOKIE_KEY" },
+  },
   bearer: { name: "bearer", type: "bearer", token: { env: "BEARER_TOKEN_BEARER" } },
   basic: { name: "basic", type: "basic", username: { value: "alice" }, password: { env: "BASIC_PASSWORD_BASIC" } },
   oauth: {
@@ -58,7 +92,9 @@ function fakeTokens(): TokenSource & { asked: ClientCredentials[]; invalidated: 
 }
 
 function only(...schemes: Array<string | [string, string[]]>): SecurityRequirement[] {
-  return [{ schemes: schemes.map((s) => (typeof s === "string" ? { id: s, scopes: [] } : { id: s[0], scopes: s[1] })) }];
+  return [
+    { schemes: schemes.map((s) => (typeof s === "string" ? { id: s, scopes: [] } : { id: s[0], scopes: s[1] })) },
+  ];
 }
 
 async function apply(security: SecurityRequirement[], env: Environment = ENV, tokens: TokenSource = fakeTokens()) {
@@ -68,7 +104,10 @@ async function apply(security: SecurityRequirement[], env: Environment = ENV, to
 describe("applying credentials", () => {
   it("puts an API key in a header", async () => {
     const applied = await apply(only("header_key"));
-    expect(applied.request).toEqual({ ...REQUEST, headers: { accept: "application/json", "x-api-key": "hk-canary-1" } });
+    expect(applied.request).toEqual({
+      ...REQUEST,
+      headers: { accept: "application/json", "x-api-key": "hk-canary-1" },
+    });
     expect(applied.secrets).toEqual(["hk-canary-1"]);
     expect(applied.invalidate).toBeUndefined();
   });
@@ -80,7 +119,12 @@ describe("applying credentials", () => {
   });
 
   it("adds an API key cookie beside an existing one", async () => {
-    const applied = await applyCredentials({ request: { ...REQUEST, headers: { cookie: "theme=dark" } }, security: only("cookie_key"), credentials: SCHEMES, env: ENV });
+    const applied = await applyCredentials({
+      request: { ...REQUEST, headers: { cookie: "theme=dark" } },
+      security: only("cookie_key"),
+      credentials: SCHEMES,
+      env: ENV,
+    });
     expect(applied.request.headers.cookie).toBe("theme=dark; session=ck%3Bcanary%3D3");
   });
 
@@ -101,7 +145,14 @@ describe("applying credentials", () => {
     const applied = await apply(only(["oauth", ["pets:read"]]), ENV, tokens);
     expect(applied.request.headers.authorization).toBe("Bearer at-1");
     expect(applied.secrets).toEqual(["at-1", "cs-canary-7"]);
-    expect(tokens.asked).toEqual([{ tokenUrl: "https://auth.example.com/token", clientId: "client-6", clientSecret: "cs-canary-7", scopes: ["pets:read"] }]);
+    expect(tokens.asked).toEqual([
+      {
+        tokenUrl: "https://auth.example.com/token",
+        clientId: "client-6",
+        clientSecret: "cs-canary-7",
+        scopes: ["pets:read"],
+      },
+    ]);
     applied.invalidate?.();
     expect(tokens.invalidated).toEqual(["at-1"]);
   });
@@ -115,13 +166,22 @@ describe("applying credentials", () => {
   it("applies every scheme of an alternative together", async () => {
     const tokens = fakeTokens();
     const applied = await apply(only("header_key", "query_key", "oauth"), ENV, tokens);
-    expect(applied.request.headers).toEqual({ accept: "application/json", "x-api-key": "hk-canary-1", authorization: "Bearer at-1" });
+    expect(applied.request.headers).toEqual({
+      accept: "application/json",
+      "x-api-key": "hk-canary-1",
+      authorization: "Bearer at-1",
+    });
     expect(applied.request.path).toBe("/v1/pets?limit=2&api%20key=qk%20canary%2F2");
     expect(applied.secrets).toEqual(["hk-canary-1", "qk canary/2", "at-1", "cs-canary-7"]);
   });
 
   it("uses the first alternative that is fully configured", async () => {
-    const security: SecurityRequirement[] = [...only("mtls"), ...only("bearer", "header_key"), ...only("basic"), ...only("query_key")];
+    const security: SecurityRequirement[] = [
+      ...only("mtls"),
+      ...only("bearer", "header_key"),
+      ...only("basic"),
+      ...only("query_key"),
+    ];
     const applied = await apply(security, { ...ENV, API_KEY_HEADER_KEY: "" });
     expect(applied.request.headers.authorization).toMatch(/^Basic /);
     expect(applied.request.headers["x-api-key"]).toBeUndefined();
@@ -130,7 +190,11 @@ describe("applying credentials", () => {
 
   it("skips an OAuth 2.0 alternative without client id or secret, asking for no token", async () => {
     const tokens = fakeTokens();
-    const applied = await apply([...only("oauth"), ...only("bearer")], { ...ENV, OAUTH_CLIENT_SECRET_OAUTH: undefined }, tokens);
+    const applied = await apply(
+      [...only("oauth"), ...only("bearer")],
+      { ...ENV, OAUTH_CLIENT_SECRET_OAUTH: undefined },
+      tokens,
+    );
     expect(applied.request.headers.authorization).toBe("Bearer bt-canary-4");
     expect(tokens.asked).toEqual([]);
   });
@@ -173,16 +237,26 @@ describe("with a real token endpoint", () => {
 
   it("shares one token among concurrent calls, and fetches a new one after invalidate", async () => {
     let issued = 0;
-    upstream.on("POST", "/token", (context) => json({ access_token: `real-${++issued}`, token_type: "Bearer", expires_in: 3600 })(context));
+    upstream.on("POST", "/token", (context) =>
+      json({ access_token: `real-${++issued}`, token_type: "Bearer", expires_in: 3600 })(context),
+    );
     const credentials = { oauth: { ...SCHEMES.oauth!, tokenUrl: `${upstream.url}/token` } as CredentialScheme };
     const tokens = new TokenProvider({ dispatcher });
     const calls = await Promise.all(
-      Array.from({ length: 20 }, () => applyCredentials({ request: REQUEST, security: only("oauth"), credentials, env: ENV, tokens })),
+      Array.from({ length: 20 }, () =>
+        applyCredentials({ request: REQUEST, security: only("oauth"), credentials, env: ENV, tokens }),
+      ),
     );
     expect(new Set(calls.map((c) => c.request.headers.authorization))).toEqual(new Set(["Bearer real-1"]));
     expect(upstream.requests).toHaveLength(1);
     calls[0]!.invalidate!();
-    const retried = await applyCredentials({ request: REQUEST, security: only("oauth"), credentials, env: ENV, tokens });
+    const retried = await applyCredentials({
+      request: REQUEST,
+      security: only("oauth"),
+      credentials,
+      env: ENV,
+      tokens,
+    });
     expect(retried.request.headers.authorization).toBe("Bearer real-2");
     expect(retried.secrets).toContain("real-2");
     expect(upstream.requests).toHaveLength(2);
@@ -216,17 +290,34 @@ function catalog(tools: Tool[]): Pick<Catalog, "tools" | "credentials"> {
 
 describe("missing credentials", () => {
   it("names nothing when every required credential is configured, or none is required", () => {
-    const tools = [tool("a", only("header_key")), tool("b", only("oauth")), tool("c", []), tool("d", [...only("bearer"), { schemes: [] }])];
+    const tools = [
+      tool("a", only("header_key")),
+      tool("b", only("oauth")),
+      tool("c", []),
+      tool("d", [...only("bearer"), { schemes: [] }]),
+    ];
     expect(missingCredentials(catalog(tools), ENV)).toEqual([]);
     // An empty alternative means the call can go without credentials.
-    expect(missingCredentials(catalog([tool("d", [...only("bearer"), { schemes: [] }]), tool("c", [])]), {})).toEqual([]);
+    expect(missingCredentials(catalog([tool("d", [...only("bearer"), { schemes: [] }]), tool("c", [])]), {})).toEqual(
+      [],
+    );
   });
 
   it("names the unset variables of each scheme a tool requires, grouping tools with the same requirement", () => {
-    const tools = [tool("listPets", only("header_key")), tool("getPet", only("header_key")), tool("token", only("oauth"))];
+    const tools = [
+      tool("listPets", only("header_key")),
+      tool("getPet", only("header_key")),
+      tool("token", only("oauth")),
+    ];
     expect(missingCredentials(catalog(tools), { OAUTH_CLIENT_ID_OAUTH: "id" })).toEqual([
-      { tools: ["listPets", "getPet"], alternatives: [[{ scheme: "header_key", name: "header_key", variables: ["API_KEY_HEADER_KEY"] }]] },
-      { tools: ["token"], alternatives: [[{ scheme: "oauth", name: "oauth", variables: ["OAUTH_CLIENT_SECRET_OAUTH"] }]] },
+      {
+        tools: ["listPets", "getPet"],
+        alternatives: [[{ scheme: "header_key", name: "header_key", variables: ["API_KEY_HEADER_KEY"] }]],
+      },
+      {
+        tools: ["token"],
+        alternatives: [[{ scheme: "oauth", name: "oauth", variables: ["OAUTH_CLIENT_SECRET_OAUTH"] }]],
+      },
     ]);
   });
 
@@ -238,7 +329,9 @@ describe("missing credentials", () => {
 
   it("is satisfied by any one configured alternative, and otherwise lists what each still lacks", () => {
     const security = [...only("header_key", "basic"), ...only("oauth")];
-    expect(missingCredentials(catalog([tool("a", security)]), { API_KEY_HEADER_KEY: "k", BASIC_PASSWORD_BASIC: "p" })).toEqual([]);
+    expect(
+      missingCredentials(catalog([tool("a", security)]), { API_KEY_HEADER_KEY: "k", BASIC_PASSWORD_BASIC: "p" }),
+    ).toEqual([]);
     const missing = missingCredentials(catalog([tool("a", security)]), { API_KEY_HEADER_KEY: "k" });
     expect(missing).toEqual([
       {
@@ -262,7 +355,9 @@ describe("missing credentials", () => {
   });
 
   it("reports a literal value that is empty without naming a variable", () => {
-    const credentials: Record<string, CredentialScheme> = { b: { name: "b", type: "basic", username: { value: "" }, password: { env: "PW" } } };
+    const credentials: Record<string, CredentialScheme> = {
+      b: { name: "b", type: "basic", username: { value: "" }, password: { env: "PW" } },
+    };
     const missing = missingCredentials({ tools: [tool("a", only("b"))], credentials }, {});
     expect(missing).toEqual([{ tools: ["a"], alternatives: [[{ scheme: "b", name: "b", variables: ["PW"] }]] }]);
     const literalOnly = missingCredentials({ tools: [tool("a", only("b"))], credentials }, { PW: "x" });

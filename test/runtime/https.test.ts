@@ -13,7 +13,14 @@ function tool(name: string, serverUrl: string, security: SecurityRequirement[] =
     inputSchema: { type: "object" },
     annotations: { title: name, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     effect: "read",
-    operation: { method: "GET", serverUrl, path: `/${name}`, parameters: { path: [], query: [], header: [], cookie: [] }, accept: [], security },
+    operation: {
+      method: "GET",
+      serverUrl,
+      path: `/${name}`,
+      parameters: { path: [], query: [], header: [], cookie: [] },
+      accept: [],
+      security,
+    },
     source: "",
     origin: { file: "spec.yaml", pointer: "", tags: [] },
   };
@@ -25,7 +32,10 @@ function oauth(name: string, tokenUrl: string): CredentialScheme {
 
 const uses = (id: string): SecurityRequirement[] => [{ schemes: [{ id, scopes: [] }] }];
 
-function catalog(tools: Tool[], credentials: Record<string, CredentialScheme> = {}): Pick<Catalog, "tools" | "credentials"> {
+function catalog(
+  tools: Tool[],
+  credentials: Record<string, CredentialScheme> = {},
+): Pick<Catalog, "tools" | "credentials"> {
   return { tools, credentials };
 }
 
@@ -64,7 +74,11 @@ describe("server URLs", () => {
 
   it("lists each URL once with the tools that use it", () => {
     const tools = ["a", "b", "c", "d"].map((name) => tool(name, "http://api.example.com"));
-    expect(insecureUpstreamUrls(catalog([...tools, tool("e", "http://other.example.com"), tool("f", "https://ok.example.com")]))).toEqual([
+    expect(
+      insecureUpstreamUrls(
+        catalog([...tools, tool("e", "http://other.example.com"), tool("f", "https://ok.example.com")]),
+      ),
+    ).toEqual([
       { url: "http://api.example.com", kind: "http", usedBy: "the server URL of 4 tools (a, b, c, …)" },
       { url: "http://other.example.com", kind: "http", usedBy: "the server URL of tool e" },
     ]);
@@ -87,16 +101,28 @@ describe("token URLs", () => {
       unused: oauth("unused", "http://unused.example.com/token"),
       key: { name: "key", type: "apiKey", in: "header", parameter: "X-Key", value: { env: "K" } } as CredentialScheme,
     };
-    const tools = [tool("a", "https://api.example.com", uses("cars.auth")), tool("b", "https://api.example.com", [...uses("key"), ...uses("local")])];
+    const tools = [
+      tool("a", "https://api.example.com", uses("cars.auth")),
+      tool("b", "https://api.example.com", [...uses("key"), ...uses("local")]),
+    ];
     expect(insecureUpstreamUrls(catalog(tools, credentials))).toEqual([
-      { url: "http://auth.example.com/token", kind: "http", usedBy: "the OAuth 2.0 token URL of security scheme 'auth'" },
+      {
+        url: "http://auth.example.com/token",
+        kind: "http",
+        usedBy: "the OAuth 2.0 token URL of security scheme 'auth'",
+      },
     ]);
   });
 
   it("names every scheme sharing a token URL", () => {
-    const credentials = { one: oauth("one", "http://auth.example.com/t"), two: oauth("two", "http://auth.example.com/t") };
+    const credentials = {
+      one: oauth("one", "http://auth.example.com/t"),
+      two: oauth("two", "http://auth.example.com/t"),
+    };
     const tools = [tool("a", "https://api.example.com", [...uses("one"), ...uses("two")])];
-    expect(insecureUpstreamUrls(catalog(tools, credentials))[0]?.usedBy).toBe("the OAuth 2.0 token URL of security schemes 'one', 'two'");
+    expect(insecureUpstreamUrls(catalog(tools, credentials))[0]?.usedBy).toBe(
+      "the OAuth 2.0 token URL of security schemes 'one', 'two'",
+    );
   });
 });
 

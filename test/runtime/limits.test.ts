@@ -14,7 +14,11 @@ import {
 import { THOROUGH_VALUES, Validator } from "../../src/runtime/validate.js";
 import { fixture } from "../support/fixtures.js";
 
-const BOUNDS = { maxBytes: 4 * 1024 * 1024, maxValues: DEFAULT_MAX_ARGUMENT_VALUES, maxArrayItems: DEFAULT_MAX_ARRAY_ITEMS };
+const BOUNDS = {
+  maxBytes: 4 * 1024 * 1024,
+  maxValues: DEFAULT_MAX_ARGUMENT_VALUES,
+  maxArrayItems: DEFAULT_MAX_ARRAY_ITEMS,
+};
 
 describe("measureArguments", () => {
   it("counts the values of arguments within bounds", () => {
@@ -22,7 +26,9 @@ describe("measureArguments", () => {
   });
 
   it("refuses an array longer than the bound, naming both numbers", () => {
-    expect(measureArguments({ tags: new Array(2_000_000).fill(0) }, BOUNDS)).toEqual({ tooBig: "an array of 2000000 items, more than 10000" });
+    expect(measureArguments({ tags: new Array(2_000_000).fill(0) }, BOUNDS)).toEqual({
+      tooBig: "an array of 2000000 items, more than 10000",
+    });
   });
 
   it("refuses more values in all than the bound, though each array is within its own", () => {
@@ -63,7 +69,10 @@ describe("atMostValues", () => {
 describe("Validator", () => {
   const tool = {
     name: "t",
-    inputSchema: { type: "object", properties: { tags: { type: "array", items: { type: "string" } }, name: { type: "string" } } },
+    inputSchema: {
+      type: "object",
+      properties: { tags: { type: "array", items: { type: "string" } }, name: { type: "string" } },
+    },
   } as unknown as Tool;
 
   it("lists every mismatch of a small value", () => {
@@ -73,14 +82,21 @@ describe("Validator", () => {
   });
 
   it("stops at the first mismatch of a large value, and says so", () => {
-    const mismatches = new Validator({ definitions: {} }).arguments(tool, { tags: new Array(THOROUGH_VALUES).fill(0), name: 3 });
+    const mismatches = new Validator({ definitions: {} }).arguments(tool, {
+      tags: new Array(THOROUGH_VALUES).fill(0),
+      name: 3,
+    });
     expect(mismatches).toEqual(Object.assign([{ pointer: "/tags/0", message: "must be string" }], { partial: true }));
   });
 });
 
 describe("the engine", () => {
   it("takes maxArgumentValues and maxArrayItems, and refuses over them with the bound named", async () => {
-    const engine = new Engine({ catalog: await loadCatalog(fixture("e2e/bounds.openapi.yaml")), maxArgumentValues: 6, maxArrayItems: 2 });
+    const engine = new Engine({
+      catalog: await loadCatalog(fixture("e2e/bounds.openapi.yaml")),
+      maxArgumentValues: 6,
+      maxArrayItems: 2,
+    });
     const text = async (args: unknown): Promise<string> => {
       const result = await engine.callTool("createPet", args);
       expect(result.isError).toBe(true);
@@ -89,6 +105,8 @@ describe("the engine", () => {
     expect(await text({ body: { name: "Rex", tags: ["a", "b", "c"] } })).toBe(
       "The arguments for createPet are too big (an array of 3 items, more than 2). Nothing was sent; send less (for files, a smaller one).",
     );
-    expect(await text({ body: { name: "Rex", tags: ["a", "b"], x: 1, y: 2 } })).toContain("too big (more than 6 values in all)");
+    expect(await text({ body: { name: "Rex", tags: ["a", "b"], x: 1, y: 2 } })).toContain(
+      "too big (more than 6 values in all)",
+    );
   });
 });

@@ -22,17 +22,36 @@ afterAll(async () => {
 afterEach(() => upstream.reset());
 
 function client(overrides: Partial<ClientCredentials> = {}): ClientCredentials {
-  return { tokenUrl: `${upstream.url}/oauth/token`, clientId: "my client", clientSecret: SECRET, scopes: ["pets:read", "pets:write"], ...overrides };
+  return {
+    tokenUrl: `${upstream.url}/oauth/token`,
+    clientId: "my client",
+    clientSecret: SECRET,
+    scopes: ["pets:read", "pets:write"],
+    ...overrides,
+  };
 }
 
 /** Issues tok-1, tok-2… with the given lifetime, after an optional delay. */
-function issuer({ expiresIn, delayMs = 0, extra = {} }: { expiresIn?: number | string; delayMs?: number; extra?: Record<string, unknown> } = {}): Reply {
+function issuer({
+  expiresIn,
+  delayMs = 0,
+  extra = {},
+}: {
+  expiresIn?: number | string;
+  delayMs?: number;
+  extra?: Record<string, unknown>;
+} = {}): Reply {
   let issued = 0;
   return async (context) => {
     issued++;
     const n = issued;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    await json({ access_token: `tok-${n}`, token_type: "bearer", ...(expiresIn === undefined ? {} : { expires_in: expiresIn }), ...extra })(context);
+    await json({
+      access_token: `tok-${n}`,
+      token_type: "bearer",
+      ...(expiresIn === undefined ? {} : { expires_in: expiresIn }),
+      ...extra,
+    })(context);
   };
 }
 
@@ -60,7 +79,10 @@ describe("the token request", () => {
     expect(token.tokenType).toBe("bearer");
     const request = upstream.only();
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toEqual({ grant_type: "client_credentials", scope: "pets:read pets:write" });
+    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toEqual({
+      grant_type: "client_credentials",
+      scope: "pets:read pets:write",
+    });
     const basic = Buffer.from(String(request.headers.authorization).replace(/^Basic /, ""), "base64").toString();
     expect(basic).toBe("my+client:canary-s3cret%2Fwith%2Bchars%3D");
   });
@@ -71,16 +93,27 @@ describe("the token request", () => {
     await tokens.token(client({ scopes: [] }));
     const request = upstream.only();
     expect(request.headers.authorization).toBeUndefined();
-    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toEqual({ grant_type: "client_credentials", client_id: "my client", client_secret: SECRET });
+    expect(Object.fromEntries(new URLSearchParams(request.body.toString()))).toEqual({
+      grant_type: "client_credentials",
+      client_id: "my client",
+      client_secret: SECRET,
+    });
   });
 
   it("accepts a string expires_in, a missing token_type and a form-encoded answer", async () => {
     upstream.on("POST", "/oauth/token", ({ res }) => {
-      res.writeHead(200, { "content-type": "application/x-www-form-urlencoded" }).end("access_token=form-tok&expires_in=120");
+      res
+        .writeHead(200, { "content-type": "application/x-www-form-urlencoded" })
+        .end("access_token=form-tok&expires_in=120");
     });
     const c = clock();
     const token = await new TokenProvider({ dispatcher, now: c.now }).token(client());
-    expect(token).toEqual({ value: "form-tok", tokenType: "Bearer", expiresAt: c.now() + 120_000, refreshAt: c.now() + 120_000 - 12_000 });
+    expect(token).toEqual({
+      value: "form-tok",
+      tokenType: "Bearer",
+      expiresAt: c.now() + 120_000,
+      refreshAt: c.now() + 120_000 - 12_000,
+    });
   });
 });
 
@@ -158,7 +191,12 @@ describe("concurrency", () => {
   });
 
   it("shares a failure among the waiters, and tries again on the next call", async () => {
-    upstream.on("POST", "/oauth/token", json({ error: "temporarily_unavailable" }, { status: 503 }), issuer({ expiresIn: 3600 }));
+    upstream.on(
+      "POST",
+      "/oauth/token",
+      json({ error: "temporarily_unavailable" }, { status: 503 }),
+      issuer({ expiresIn: 3600 }),
+    );
     const tokens = new TokenProvider({ dispatcher });
     const settled = await Promise.allSettled(Array.from({ length: 10 }, () => tokens.token(client())));
     expect(settled.every((s) => s.status === "rejected")).toBe(true);
@@ -218,31 +256,68 @@ describe("errors", () => {
   const cases: Array<{ name: string; reply: Reply; kind: TokenError["kind"]; message: RegExp; status?: number }> = [
     {
       name: "a 401 with an OAuth error",
-      reply: json({ error: "invalid_client", error_description: `Client authentication failed for secret ${SECRET}` }, { status: 401 }),
+      reply: json(
+        { error: "invalid_client", error_description: `Client authentication failed for secret ${SECRET}` },
+        { status: 401 },
+      ),
       kind: "http",
       status: 401,
-      message: /HTTP 401 \(invalid_client: Client authentication failed for secret \*\*\*\*\); check the client id and secret$/,
+      message:
+        /HTTP 401 \(invalid_client: Client authentication failed for secret \*\*\*\*\); check the client id and secret$/,
     },
-    { name: "a 400 invalid_scope", reply: json({ error: "invalid_scope" }, { status: 400 }), kind: "http", status: 400, message: /HTTP 400 \(invalid_scope\); check the scopes$/ },
-    { name: "a 500 with HTML", reply: ({ res }) => void res.writeHead(500, { "content-type": "text/html" }).end("<h1>oops</h1>"), kind: "http", status: 500, message: /HTTP 500$/ },
-    { name: "a 200 that is not JSON", reply: ({ res }) => void res.writeHead(200).end("hello"), kind: "response", status: 200, message: /is not a JSON object/ },
-    { name: "a 200 without access_token", reply: json({ token_type: "bearer" }), kind: "response", status: 200, message: /has no access_token/ },
-    { name: "another token type", reply: json({ access_token: "x", token_type: "mac" }), kind: "response", status: 200, message: /token_type 'mac' is not supported/ },
+    {
+      name: "a 400 invalid_scope",
+      reply: json({ error: "invalid_scope" }, { status: 400 }),
+      kind: "http",
+      status: 400,
+      message: /HTTP 400 \(invalid_scope\); check the scopes$/,
+    },
+    {
+      name: "a 500 with HTML",
+      reply: ({ res }) => void res.writeHead(500, { "content-type": "text/html" }).end("<h1>oops</h1>"),
+      kind: "http",
+      status: 500,
+      message: /HTTP 500$/,
+    },
+    {
+      name: "a 200 that is not JSON",
+      reply: ({ res }) => void res.writeHead(200).end("hello"),
+      kind: "response",
+      status: 200,
+      message: /is not a JSON object/,
+    },
+    {
+      name: "a 200 without access_token",
+      reply: json({ token_type: "bearer" }),
+      kind: "response",
+      status: 200,
+      message: /has no access_token/,
+    },
+    {
+      name: "another token type",
+      reply: json({ access_token: "x", token_type: "mac" }),
+      kind: "response",
+      status: 200,
+      message: /token_type 'mac' is not supported/,
+    },
   ];
 
-  it.each(cases)("$name: names the token URL and the status, never the secret", async ({ reply, kind, message, status }) => {
-    upstream.on("POST", "/oauth/token", reply);
-    for (const method of ["client_secret_basic", "client_secret_post"] as const) {
-      const error = await failure(new TokenProvider({ dispatcher, method }).token(client()));
-      expect(error.kind).toBe(kind);
-      expect(error.status).toBe(status);
-      expect(error.code).toBe("E_OAUTH_TOKEN");
-      expect(error.message).toContain(`OAuth 2.0 token request to ${upstream.url}/oauth/token`);
-      expect(error.message).toMatch(message);
-      expect(error.message).not.toContain(SECRET);
-      expect(error.message).not.toContain(encodeURIComponent(SECRET));
-    }
-  });
+  it.each(cases)(
+    "$name: names the token URL and the status, never the secret",
+    async ({ reply, kind, message, status }) => {
+      upstream.on("POST", "/oauth/token", reply);
+      for (const method of ["client_secret_basic", "client_secret_post"] as const) {
+        const error = await failure(new TokenProvider({ dispatcher, method }).token(client()));
+        expect(error.kind).toBe(kind);
+        expect(error.status).toBe(status);
+        expect(error.code).toBe("E_OAUTH_TOKEN");
+        expect(error.message).toContain(`OAuth 2.0 token request to ${upstream.url}/oauth/token`);
+        expect(error.message).toMatch(message);
+        expect(error.message).not.toContain(SECRET);
+        expect(error.message).not.toContain(encodeURIComponent(SECRET));
+      }
+    },
+  );
 
   it("reports a token endpoint that cannot be reached", async () => {
     const closed = await Upstream.start();
@@ -263,13 +338,16 @@ describe("errors", () => {
 });
 
 describe("https enforcement", () => {
-  it.each(["http://auth.example.com/token", "http://10.0.0.1/token", "http://[fe80::1]/token"])("refuses %s without sending anything", async (tokenUrl) => {
-    const error = await failure(new TokenProvider({ dispatcher }).token(client({ tokenUrl })));
-    expect(error.kind).toBe("insecure");
-    expect(error.message).toContain(`OAuth 2.0 token request to ${tokenUrl} refused`);
-    expect(error.message).toContain("--allow-insecure-http");
-    expect(error.message).not.toContain(SECRET);
-  });
+  it.each(["http://auth.example.com/token", "http://10.0.0.1/token", "http://[fe80::1]/token"])(
+    "refuses %s without sending anything",
+    async (tokenUrl) => {
+      const error = await failure(new TokenProvider({ dispatcher }).token(client({ tokenUrl })));
+      expect(error.kind).toBe("insecure");
+      expect(error.message).toContain(`OAuth 2.0 token request to ${tokenUrl} refused`);
+      expect(error.message).toContain("--allow-insecure-http");
+      expect(error.message).not.toContain(SECRET);
+    },
+  );
 
   it("refuses URLs that are not http(s)", async () => {
     for (const tokenUrl of ["ftp://auth.example.com/token", "not a url"]) {
@@ -279,11 +357,17 @@ describe("https enforcement", () => {
 
   it("accepts http to loopback, and to other hosts only with allowInsecureHttp", async () => {
     upstream.on("POST", "/oauth/token", issuer());
-    await new TokenProvider({ dispatcher }).token(client({ tokenUrl: `http://localhost:${upstream.port}/oauth/token` }));
+    await new TokenProvider({ dispatcher }).token(
+      client({ tokenUrl: `http://localhost:${upstream.port}/oauth/token` }),
+    );
     expect(upstream.requests).toHaveLength(1);
     // With the opt-out the request is attempted: answered here by a dispatcher that refuses every connection.
     const refusing = new Agent({ connect: (_options, callback) => callback(new Error("no network in tests"), null) });
-    const error = await failure(new TokenProvider({ dispatcher: refusing, allowInsecureHttp: true }).token(client({ tokenUrl: "http://auth.example.com/token" })));
+    const error = await failure(
+      new TokenProvider({ dispatcher: refusing, allowInsecureHttp: true }).token(
+        client({ tokenUrl: "http://auth.example.com/token" }),
+      ),
+    );
     expect(error.kind).toBe("network");
     await refusing.close();
   });

@@ -8,7 +8,10 @@ import type { Tool } from "../../src/catalog/types.js";
 import { Validator } from "../../src/runtime/validate.js";
 
 function check(pattern: string, value: string): boolean {
-  const tool = { name: "t", inputSchema: { type: "object", properties: { v: { type: "string", pattern } } } } as unknown as Tool;
+  const tool = {
+    name: "t",
+    inputSchema: { type: "object", properties: { v: { type: "string", pattern } } },
+  } as unknown as Tool;
   return new Validator({ definitions: {} }).arguments(tool, { v: value }).length === 0;
 }
 

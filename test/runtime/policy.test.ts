@@ -30,14 +30,28 @@ function parseError(texts: string[], names: readonly string[] = NAMES): string {
 }
 
 describe("parsePolicies", () => {
-  const TABLE: Array<{ name: string; texts: string[]; classes?: Partial<Policies["classes"]>; tools?: Record<string, Decision> }> = [
+  const TABLE: Array<{
+    name: string;
+    texts: string[];
+    classes?: Partial<Policies["classes"]>;
+    tools?: Record<string, Decision>;
+  }> = [
     { name: "nothing: the defaults", texts: [] },
     { name: "a class", texts: ["destructive=allow"], classes: { destructive: "allow" } },
-    { name: "every class", texts: ["read=deny", "write=approve", "destructive=deny"], classes: { read: "deny", write: "approve", destructive: "deny" } },
+    {
+      name: "every class",
+      texts: ["read=deny", "write=approve", "destructive=deny"],
+      classes: { read: "deny", write: "approve", destructive: "deny" },
+    },
     { name: "a tool", texts: ["deleteUser=deny"], tools: { deleteUser: "deny" } },
     { name: "a namespaced tool", texts: ["cars__search_cars=approve"], tools: { cars__search_cars: "approve" } },
     { name: "the last entry wins", texts: ["write=deny", "write=approve"], classes: { write: "approve" } },
-    { name: "decisions in any case, spaces around", texts: [" write = APPROVE ", "getUser=Deny"], classes: { write: "approve" }, tools: { getUser: "deny" } },
+    {
+      name: "decisions in any case, spaces around",
+      texts: [" write = APPROVE ", "getUser=Deny"],
+      classes: { write: "approve" },
+      tools: { getUser: "deny" },
+    },
     {
       name: "several in one text, comma-separated",
       texts: ["read=approve, deleteUser=allow,write=deny"],
@@ -59,7 +73,10 @@ describe("parsePolicies", () => {
   });
 
   it("layers over a base (settings first, then the command line) without changing it", () => {
-    const settings = parsePolicies(["write=approve", "getUser=deny"], NAMES, { ...DEFAULT_POLICIES, denyMode: "refuse" });
+    const settings = parsePolicies(["write=approve", "getUser=deny"], NAMES, {
+      ...DEFAULT_POLICIES,
+      denyMode: "refuse",
+    });
     const cli = parsePolicies(["getUser=allow", "destructive=deny"], NAMES, settings);
     expect(cli.classes).toEqual({ read: "allow", write: "approve", destructive: "deny" });
     expect({ ...cli.tools }).toEqual({ getUser: "allow" });
@@ -86,14 +103,43 @@ describe("parsePolicies", () => {
       names: ["createPet", "listPetz", "listPet"],
       want: "policy 'listPets=deny': there is no tool named 'listPets'; did you mean 'listPet', 'listPetz'?",
     },
-    { name: "a different case", texts: ["DELETEUSER=deny"], want: "there is no tool named 'DELETEUSER'; did you mean 'deleteUser'?" },
-    { name: "the namespace left off", texts: ["search_cars=deny"], want: "there is no tool named 'search_cars'; did you mean 'cars__search_cars'?" },
-    { name: "nothing near", texts: ["frobnicate=deny"], want: "policy 'frobnicate=deny': there is no tool named 'frobnicate'" },
-    { name: "a class in capitals", texts: ["Destructive=allow"], names: ["getUser"], want: "there is no tool named 'Destructive' (classes are lower case: 'destructive')" },
-    { name: "tool: with a class name that is no tool", texts: ["tool:write=deny"], want: "there is no tool named 'write'" },
-    { name: "a bad decision", texts: ["read=maybe"], want: "policy 'read=maybe': 'maybe' is not a decision; use allow, approve or deny" },
+    {
+      name: "a different case",
+      texts: ["DELETEUSER=deny"],
+      want: "there is no tool named 'DELETEUSER'; did you mean 'deleteUser'?",
+    },
+    {
+      name: "the namespace left off",
+      texts: ["search_cars=deny"],
+      want: "there is no tool named 'search_cars'; did you mean 'cars__search_cars'?",
+    },
+    {
+      name: "nothing near",
+      texts: ["frobnicate=deny"],
+      want: "policy 'frobnicate=deny': there is no tool named 'frobnicate'",
+    },
+    {
+      name: "a class in capitals",
+      texts: ["Destructive=allow"],
+      names: ["getUser"],
+      want: "there is no tool named 'Destructive' (classes are lower case: 'destructive')",
+    },
+    {
+      name: "tool: with a class name that is no tool",
+      texts: ["tool:write=deny"],
+      want: "there is no tool named 'write'",
+    },
+    {
+      name: "a bad decision",
+      texts: ["read=maybe"],
+      want: "policy 'read=maybe': 'maybe' is not a decision; use allow, approve or deny",
+    },
     { name: "no decision", texts: ["read="], want: "policy 'read=': '' is not a decision; use allow, approve or deny" },
-    { name: "no '='", texts: ["destructive"], want: "policy 'destructive' has no decision: expected <target>=<allow|approve|deny>" },
+    {
+      name: "no '='",
+      texts: ["destructive"],
+      want: "policy 'destructive' has no decision: expected <target>=<allow|approve|deny>",
+    },
     { name: "no target", texts: ["=deny"], want: "policy '=deny' names no target" },
     { name: "empty", texts: [""], want: "empty policy: expected <target>=<allow|approve|deny>" },
     { name: "a trailing comma", texts: ["read=allow,"], want: "empty policy" },
@@ -137,16 +183,86 @@ describe("decide", () => {
   });
   const policies = (...texts: string[]) => parsePolicies(texts, ["getUser", "createUser", "deleteUser", "sendMoney"]);
 
-  const TABLE: Array<{ name: string; tool: PolicyTool; policies: Policies; want: Decision; from: string; rule: string }> = [
-    { name: "default read", tool: tool("getUser", "read"), policies: policies(), want: "allow", from: "class", rule: "read=allow" },
-    { name: "default write", tool: tool("createUser", "write"), policies: policies(), want: "allow", from: "class", rule: "write=allow" },
-    { name: "default destructive", tool: tool("deleteUser", "destructive"), policies: policies(), want: "approve", from: "class", rule: "destructive=approve" },
-    { name: "class policy", tool: tool("createUser", "write"), policies: policies("write=deny"), want: "deny", from: "class", rule: "write=deny" },
-    { name: "tool beats class (looser)", tool: tool("deleteUser", "destructive"), policies: policies("deleteUser=allow"), want: "allow", from: "tool", rule: "deleteUser=allow" },
-    { name: "tool beats class (stricter)", tool: tool("getUser", "read"), policies: policies("read=allow", "getUser=deny"), want: "deny", from: "tool", rule: "getUser=deny" },
-    { name: "tool beats class whatever the order", tool: tool("getUser", "read"), policies: policies("getUser=approve", "read=deny"), want: "approve", from: "tool", rule: "getUser=approve" },
-    { name: "another tool's policy does not apply", tool: tool("getUser", "read"), policies: policies("createUser=deny"), want: "allow", from: "class", rule: "read=allow" },
-    { name: "approval: true raises allow", tool: tool("sendMoney", "write", true), policies: policies(), want: "approve", from: "definition", rule: "approval: true" },
+  const TABLE: Array<{
+    name: string;
+    tool: PolicyTool;
+    policies: Policies;
+    want: Decision;
+    from: string;
+    rule: string;
+  }> = [
+    {
+      name: "default read",
+      tool: tool("getUser", "read"),
+      policies: policies(),
+      want: "allow",
+      from: "class",
+      rule: "read=allow",
+    },
+    {
+      name: "default write",
+      tool: tool("createUser", "write"),
+      policies: policies(),
+      want: "allow",
+      from: "class",
+      rule: "write=allow",
+    },
+    {
+      name: "default destructive",
+      tool: tool("deleteUser", "destructive"),
+      policies: policies(),
+      want: "approve",
+      from: "class",
+      rule: "destructive=approve",
+    },
+    {
+      name: "class policy",
+      tool: tool("createUser", "write"),
+      policies: policies("write=deny"),
+      want: "deny",
+      from: "class",
+      rule: "write=deny",
+    },
+    {
+      name: "tool beats class (looser)",
+      tool: tool("deleteUser", "destructive"),
+      policies: policies("deleteUser=allow"),
+      want: "allow",
+      from: "tool",
+      rule: "deleteUser=allow",
+    },
+    {
+      name: "tool beats class (stricter)",
+      tool: tool("getUser", "read"),
+      policies: policies("read=allow", "getUser=deny"),
+      want: "deny",
+      from: "tool",
+      rule: "getUser=deny",
+    },
+    {
+      name: "tool beats class whatever the order",
+      tool: tool("getUser", "read"),
+      policies: policies("getUser=approve", "read=deny"),
+      want: "approve",
+      from: "tool",
+      rule: "getUser=approve",
+    },
+    {
+      name: "another tool's policy does not apply",
+      tool: tool("getUser", "read"),
+      policies: policies("createUser=deny"),
+      want: "allow",
+      from: "class",
+      rule: "read=allow",
+    },
+    {
+      name: "approval: true raises allow",
+      tool: tool("sendMoney", "write", true),
+      policies: policies(),
+      want: "approve",
+      from: "definition",
+      rule: "approval: true",
+    },
     {
       name: "approval: true is not lifted by a tool policy",
       tool: tool("sendMoney", "write", true),
@@ -155,10 +271,38 @@ describe("decide", () => {
       from: "definition",
       rule: "approval: true",
     },
-    { name: "approval: true keeps approve", tool: tool("sendMoney", "write", true), policies: policies("write=approve"), want: "approve", from: "class", rule: "write=approve" },
-    { name: "deny beats approval: true", tool: tool("sendMoney", "write", true), policies: policies("sendMoney=deny"), want: "deny", from: "tool", rule: "sendMoney=deny" },
-    { name: "approval: false changes nothing", tool: tool("sendMoney", "write", false), policies: policies(), want: "allow", from: "class", rule: "write=allow" },
-    { name: "the defaults object itself", tool: tool("x", "destructive"), policies: DEFAULT_POLICIES, want: "approve", from: "class", rule: "destructive=approve" },
+    {
+      name: "approval: true keeps approve",
+      tool: tool("sendMoney", "write", true),
+      policies: policies("write=approve"),
+      want: "approve",
+      from: "class",
+      rule: "write=approve",
+    },
+    {
+      name: "deny beats approval: true",
+      tool: tool("sendMoney", "write", true),
+      policies: policies("sendMoney=deny"),
+      want: "deny",
+      from: "tool",
+      rule: "sendMoney=deny",
+    },
+    {
+      name: "approval: false changes nothing",
+      tool: tool("sendMoney", "write", false),
+      policies: policies(),
+      want: "allow",
+      from: "class",
+      rule: "write=allow",
+    },
+    {
+      name: "the defaults object itself",
+      tool: tool("x", "destructive"),
+      policies: DEFAULT_POLICIES,
+      want: "approve",
+      from: "class",
+      rule: "destructive=approve",
+    },
   ];
 
   it.each(TABLE)("$name → $want", ({ tool, policies, want, from, rule }) => {
@@ -180,7 +324,11 @@ describe("isListed", () => {
     ["allowed", parsePolicies(["deleteUser=allow"], names), true],
     ["needs approval", parsePolicies([], names), true],
     ["denied, hidden by default", parsePolicies(["destructive=deny"], names), false],
-    ["denied, refuse mode", parsePolicies(["destructive=deny"], names, { ...DEFAULT_POLICIES, denyMode: "refuse" }), true],
+    [
+      "denied, refuse mode",
+      parsePolicies(["destructive=deny"], names, { ...DEFAULT_POLICIES, denyMode: "refuse" }),
+      true,
+    ],
   ])("%s → %s", (_, policies, want) => {
     expect(isListed(denied, policies)).toBe(want);
   });

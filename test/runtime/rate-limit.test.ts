@@ -26,26 +26,66 @@ function run(limit: RateLimit, arrivals: number[]): Outcome[] {
 
 describe("RateLimiter: one key", () => {
   const TABLE: Array<{ name: string; limit: RateLimit; arrivals: number[]; want: Outcome[] }> = [
-    { name: "a burst gets N, then the wait for the first to leave", limit: { requests: 2, windowSeconds: 1 }, arrivals: [0, 0, 0], want: ["ok", "ok", 1000] },
-    { name: "the wait shrinks as time passes", limit: { requests: 2, windowSeconds: 1 }, arrivals: [0, 400, 600, 999], want: ["ok", "ok", 400, 1] },
+    {
+      name: "a burst gets N, then the wait for the first to leave",
+      limit: { requests: 2, windowSeconds: 1 },
+      arrivals: [0, 0, 0],
+      want: ["ok", "ok", 1000],
+    },
+    {
+      name: "the wait shrinks as time passes",
+      limit: { requests: 2, windowSeconds: 1 },
+      arrivals: [0, 400, 600, 999],
+      want: ["ok", "ok", 400, 1],
+    },
     {
       name: "exactly one window after the oldest is admitted",
       limit: { requests: 2, windowSeconds: 1 },
       arrivals: [0, 500, 999, 1000, 1499, 1500],
       want: ["ok", "ok", 1, "ok", 1, "ok"],
     },
-    { name: "refusals are not counted", limit: { requests: 1, windowSeconds: 1 }, arrivals: [0, 100, 900, 1000, 1001], want: ["ok", 900, 100, "ok", 999] },
-    { name: "one a second, spaced out, all admitted", limit: { requests: 1, windowSeconds: 1 }, arrivals: [0, 1000, 2000, 3000], want: ["ok", "ok", "ok", "ok"] },
-    { name: "a fractional window", limit: { requests: 1, windowSeconds: 0.25 }, arrivals: [0, 249, 250], want: ["ok", 1, "ok"] },
-    { name: "a window that is not exact in binary", limit: { requests: 1, windowSeconds: 0.007 }, arrivals: [0, 6, 7], want: ["ok", 1, "ok"] },
-    { name: "fractional clock readings round the wait up", limit: { requests: 1, windowSeconds: 1 }, arrivals: [0.5, 0.75], want: ["ok", 1000] },
+    {
+      name: "refusals are not counted",
+      limit: { requests: 1, windowSeconds: 1 },
+      arrivals: [0, 100, 900, 1000, 1001],
+      want: ["ok", 900, 100, "ok", 999],
+    },
+    {
+      name: "one a second, spaced out, all admitted",
+      limit: { requests: 1, windowSeconds: 1 },
+      arrivals: [0, 1000, 2000, 3000],
+      want: ["ok", "ok", "ok", "ok"],
+    },
+    {
+      name: "a fractional window",
+      limit: { requests: 1, windowSeconds: 0.25 },
+      arrivals: [0, 249, 250],
+      want: ["ok", 1, "ok"],
+    },
+    {
+      name: "a window that is not exact in binary",
+      limit: { requests: 1, windowSeconds: 0.007 },
+      arrivals: [0, 6, 7],
+      want: ["ok", 1, "ok"],
+    },
+    {
+      name: "fractional clock readings round the wait up",
+      limit: { requests: 1, windowSeconds: 1 },
+      arrivals: [0.5, 0.75],
+      want: ["ok", 1000],
+    },
     {
       name: "a token bucket's 2N-1 across a window boundary is refused",
       limit: { requests: 3, windowSeconds: 1 },
       arrivals: [900, 950, 999, 1000, 1001, 1002],
       want: ["ok", "ok", "ok", 900, 899, 898],
     },
-    { name: "a long window", limit: { requests: 2, windowSeconds: 3600 }, arrivals: [0, 1, 3_599_999, 3_600_000, 3_600_001], want: ["ok", "ok", 1, "ok", "ok"] },
+    {
+      name: "a long window",
+      limit: { requests: 2, windowSeconds: 3600 },
+      arrivals: [0, 1, 3_599_999, 3_600_000, 3_600_001],
+      want: ["ok", "ok", 1, "ok", "ok"],
+    },
   ];
 
   it.each(TABLE)("$name", ({ limit, arrivals, want }) => {
@@ -79,7 +119,8 @@ describe("RateLimiter: one key", () => {
 
   it("keeps the most recent times when a key's limit changes", () => {
     const limiter = new RateLimiter();
-    const at = (now: number, requests: number) => limiter.tryAcquire({ keys: [{ key: "k", limit: { requests, windowSeconds: 1 } }], now });
+    const at = (now: number, requests: number) =>
+      limiter.tryAcquire({ keys: [{ key: "k", limit: { requests, windowSeconds: 1 } }], now });
     expect([at(0, 3), at(100, 3), at(200, 3)].map((r) => r.ok)).toEqual([true, true, true]);
     // Down to 1: only the request at 200 still counts.
     expect(at(300, 1)).toEqual({ ok: false, retryAfterMs: 900, key: "k" });
@@ -138,7 +179,12 @@ describe("RateLimiter: the definition holds for random arrivals", () => {
       for (let i = 0; i < arrivals; i++) {
         // Bursts (no time passes), short gaps and long pauses.
         const kind = next();
-        now += kind < 0.3 ? 0 : kind < 0.9 ? Math.floor(next() * (windowMs / requests) * 2) : Math.floor(next() * windowMs * 3);
+        now +=
+          kind < 0.3
+            ? 0
+            : kind < 0.9
+              ? Math.floor(next() * (windowMs / requests) * 2)
+              : Math.floor(next() * windowMs * 3);
         const got = limiter.tryAcquire({ keys: [{ key: "k", limit }], now });
         // The reference: admitted iff fewer than N were admitted in (now - W, now].
         const inWindow = admitted.filter((t) => t > now - windowMs).length;
@@ -167,18 +213,22 @@ describe("RateLimiter: 10,000 rapid calls", () => {
   it("admits exactly N of 10,000 calls at one instant", () => {
     const limiter = new RateLimiter();
     let admitted = 0;
-    for (let i = 0; i < 10_000; i++) if (limiter.tryAcquire({ keys: [{ key: "tool:x", limit }], now: 5000 }).ok) admitted++;
+    for (let i = 0; i < 10_000; i++)
+      if (limiter.tryAcquire({ keys: [{ key: "tool:x", limit }], now: 5000 }).ok) admitted++;
     expect(admitted).toBe(10);
   });
 
   it("admits exactly N per window over 10,000 calls a millisecond apart", () => {
     const limiter = new RateLimiter();
     const admitted: number[] = [];
-    for (let now = 0; now < 10_000; now++) if (limiter.tryAcquire({ keys: [{ key: "tool:x", limit }], now }).ok) admitted.push(now);
+    for (let now = 0; now < 10_000; now++)
+      if (limiter.tryAcquire({ keys: [{ key: "tool:x", limit }], now }).ok) admitted.push(now);
     expect(admitted).toHaveLength(100);
     // Each second's N go through at its very start: the upstream sees bursts of N, never more.
     for (let second = 0; second < 10; second++) {
-      expect(admitted.filter((t) => t >= second * 1000 && t < (second + 1) * 1000)).toEqual(Array.from({ length: 10 }, (_, i) => second * 1000 + i));
+      expect(admitted.filter((t) => t >= second * 1000 && t < (second + 1) * 1000)).toEqual(
+        Array.from({ length: 10 }, (_, i) => second * 1000 + i),
+      );
     }
   });
 
@@ -197,8 +247,14 @@ describe("RateLimiter: 10,000 rapid calls", () => {
 });
 
 describe("RateLimiter: several keys", () => {
-  const tool = (name: string, requests: number): RateLimitKey => ({ key: toolKey(name), limit: { requests, windowSeconds: 1 } });
-  const source = (requests: number): RateLimitKey => ({ key: sourceKey("cars"), limit: { requests, windowSeconds: 1 } });
+  const tool = (name: string, requests: number): RateLimitKey => ({
+    key: toolKey(name),
+    limit: { requests, windowSeconds: 1 },
+  });
+  const source = (requests: number): RateLimitKey => ({
+    key: sourceKey("cars"),
+    limit: { requests, windowSeconds: 1 },
+  });
 
   it("admits only when every key admits, and counts a refusal against none", () => {
     const limiter = new RateLimiter();
@@ -222,7 +278,11 @@ describe("RateLimiter: several keys", () => {
     ];
     expect(limiter.tryAcquire({ keys, now: 0 }).ok).toBe(true);
     expect(limiter.tryAcquire({ keys, now: 100 })).toEqual({ ok: false, retryAfterMs: 9900, key: "long" });
-    expect(limiter.tryAcquire({ keys: [...keys].reverse(), now: 100 })).toEqual({ ok: false, retryAfterMs: 9900, key: "long" });
+    expect(limiter.tryAcquire({ keys: [...keys].reverse(), now: 100 })).toEqual({
+      ok: false,
+      retryAfterMs: 9900,
+      key: "long",
+    });
   });
 
   it("keeps keys apart", () => {
@@ -273,7 +333,10 @@ describe("rateLimitKeys", () => {
     {
       name: "its source's",
       tool: { name: "cars__t", source: "cars", operation: operation() },
-      sources: [{ id: "widgets", rateLimit: perSecond(9) }, { id: "cars", rateLimit: perSecond(2) }],
+      sources: [
+        { id: "widgets", rateLimit: perSecond(9) },
+        { id: "cars", rateLimit: perSecond(2) },
+      ],
       want: [{ key: "source:cars", limit: perSecond(2) }],
     },
     {

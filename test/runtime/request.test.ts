@@ -268,7 +268,9 @@ describe("no argument injects a header line", () => {
   ])("refuses %s", (_, args, pointer) => {
     const refused = refusal(() => buildRequest({ operation: op, args: { name: "a", ...args } }));
     expect(refused.pointer).toBe(pointer);
-    expect(refused.message).toMatch(pointer === "/session" ? /CR, LF or NUL/ : /no line breaks, control characters or non-ASCII text/);
+    expect(refused.message).toMatch(
+      pointer === "/session" ? /CR, LF or NUL/ : /no line breaks, control characters or non-ASCII text/,
+    );
   });
 
   it("sends other header text as it is", () => {

@@ -30,7 +30,9 @@ describe("search quality on GitHub's spec", () => {
   it(`finds the expected tool first in ≥ ${TARGETS.top1 * 100}% of tasks and in the top five in ≥ ${TARGETS.top5 * 100}%`, () => {
     const index = new ToolSearch(catalog);
     const report = evaluate({ tasks, search: (query) => index.search(query, 5).map((hit) => hit.tool.name) });
-    const misses = report.misses.map((m) => `${m.rank ?? "-"} ${m.task} → ${m.expected.join("|")}, got ${m.found.slice(0, 3).join(", ")}`);
+    const misses = report.misses.map(
+      (m) => `${m.rank ?? "-"} ${m.task} → ${m.expected.join("|")}, got ${m.found.slice(0, 3).join(", ")}`,
+    );
     expect(report.top1, misses.join("\n")).toBeGreaterThanOrEqual(TARGETS.top1);
     expect(report.top5, misses.join("\n")).toBeGreaterThanOrEqual(TARGETS.top5);
   });

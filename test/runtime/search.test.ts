@@ -12,10 +12,28 @@ beforeAll(async () => {
 });
 
 /** A tool like the petstore's first, with its name, summary, method and path replaced. */
-function tool({ name, title, method = "GET", path = "/things" }: { name: string; title: string; method?: Tool["operation"]["method"]; path?: string }): Tool {
+function tool({
+  name,
+  title,
+  method = "GET",
+  path = "/things",
+}: {
+  name: string;
+  title: string;
+  method?: Tool["operation"]["method"];
+  path?: string;
+}): Tool {
   const base = petstore.tools[0]!;
   const effect = method === "GET" ? "read" : method === "DELETE" ? "destructive" : "write";
-  return { ...base, name, title, description: title, effect, origin: { ...base.origin, tags: [] }, operation: { ...base.operation, method, path } };
+  return {
+    ...base,
+    name,
+    title,
+    description: title,
+    effect,
+    origin: { ...base.origin, tags: [] },
+    operation: { ...base.operation, method, path },
+  };
 }
 
 function names(tools: Tool[], query: string, limit = 5): string[] {
@@ -57,13 +75,19 @@ describe("tool search", () => {
   });
 
   it("is not steered by the values in a request", () => {
-    const tools = [tool({ name: "getOctocat", title: "Get the octocat" }), tool({ name: "createIssue", title: "Create an issue", method: "POST" })];
+    const tools = [
+      tool({ name: "getOctocat", title: "Get the octocat" }),
+      tool({ name: "createIssue", title: "Create an issue", method: "POST" }),
+    ];
     expect(names(tools, "open a new issue in octocat/hello-world")[0]).toBe("createIssue");
     expect(names(tools, "open a new issue in 'octocat'")[0]).toBe("createIssue");
   });
 
   it("puts a tool first when the query is its name, and finds nothing for words no tool has", () => {
-    const tools = [tool({ name: "list_things", title: "List things" }), tool({ name: "things_list", title: "List things" })];
+    const tools = [
+      tool({ name: "list_things", title: "List things" }),
+      tool({ name: "things_list", title: "List things" }),
+    ];
     expect(names(tools, "things_list")[0]).toBe("things_list");
     expect(names(tools, "quantum entanglement")).toEqual([]);
     expect(names(tools, "")).toEqual([]);

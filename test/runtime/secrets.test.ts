@@ -42,7 +42,11 @@ describe("masking secrets", () => {
 
   it("masks bytes whatever their charset: UTF-8, UTF-16 either way round", () => {
     const masker = new Masker([KEY]);
-    for (const bytes of [Buffer.from(`<${KEY}>`), Buffer.from(`<${KEY}>`, "utf16le"), Buffer.from(`<${KEY}>`, "utf16le").swap16()]) {
+    for (const bytes of [
+      Buffer.from(`<${KEY}>`),
+      Buffer.from(`<${KEY}>`, "utf16le"),
+      Buffer.from(`<${KEY}>`, "utf16le").swap16(),
+    ]) {
       const masked = masker.maskBytes(bytes);
       expect(masked.toString("latin1").replace(/\0/g, "")).not.toContain(KEY);
       expect(masked.toString("latin1")).toContain("****");

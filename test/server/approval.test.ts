@@ -15,7 +15,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/catalog/listing.js";
-import type { ApprovalAnswer, ApprovalRequest, CallContext, ToolProvider, ToolResult } from "../../src/runtime/types.js";
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  CallContext,
+  ToolProvider,
+  ToolResult,
+} from "../../src/runtime/types.js";
 import { CallTracker } from "../../src/server/calls.js";
 import {
   APPROVAL_SCHEMA,
@@ -30,7 +36,13 @@ const TOOL: ListedTool = {
   title: "Delete a user",
   description: "Deletes a user.",
   inputSchema: { type: "object", properties: { id: { type: "string" }, timeoutMs: { type: "number" } } },
-  annotations: { title: "Delete a user", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: {
+    title: "Delete a user",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
 };
 
 function approvalRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
@@ -97,7 +109,13 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-async function connect({ capabilities, handler }: { capabilities?: ClientCapabilities; handler?: Handler }): Promise<Connected> {
+async function connect({
+  capabilities,
+  handler,
+}: {
+  capabilities?: ClientCapabilities;
+  handler?: Handler;
+}): Promise<Connected> {
   const provider = new ApprovingProvider();
   const server = createMcpServer({ provider, name: "test", version: "0.0.0", calls: new CallTracker() });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -155,13 +173,21 @@ async function warmUp(client: ClientType): Promise<void> {
 describe("approval through elicitation", () => {
   it.each<{ name: string; result: ElicitResult; want: ApprovalAnswer }>([
     { name: "accept with approve ticked", result: { action: "accept", content: { approve: true } }, want: "accept" },
-    { name: "accept with approve unticked", result: { action: "accept", content: { approve: false } }, want: "decline" },
+    {
+      name: "accept with approve unticked",
+      result: { action: "accept", content: { approve: false } },
+      want: "decline",
+    },
     { name: "accept with no content", result: { action: "accept" }, want: "decline" },
     { name: "decline", result: { action: "decline" }, want: "decline" },
     { name: "cancel", result: { action: "cancel" }, want: "cancel" },
     // The SDK checks accepted content against the requested schema (approve is required): unreadable, so no.
     { name: "accept with content missing approve", result: { action: "accept", content: {} }, want: "cancel" },
-    { name: "accept with approve not a boolean", result: { action: "accept", content: { approve: "yes" } }, want: "cancel" },
+    {
+      name: "accept with approve not a boolean",
+      result: { action: "accept", content: { approve: "yes" } },
+      want: "cancel",
+    },
   ])("$name → $want", async ({ result, want }) => {
     const { client, provider } = await connect({ capabilities: FORM, handler: answer(result) });
     const called = await client.callTool({ name: "deleteUser", arguments: { id: "42" } });
@@ -170,13 +196,22 @@ describe("approval through elicitation", () => {
   });
 
   it("shows tool, title, method, URL and arguments, and asks for one boolean, on the call's own stream", async () => {
-    const { client, asked, sent } = await connect({ capabilities: FORM, handler: answer({ action: "accept", content: { approve: true } }) });
+    const { client, asked, sent } = await connect({
+      capabilities: FORM,
+      handler: answer({ action: "accept", content: { approve: true } }),
+    });
     await client.callTool({ name: "deleteUser", arguments: { id: "42" } });
     expect(asked).toHaveLength(1);
     const params = asked[0]!.params;
     expect(params).toMatchObject({ mode: "form", requestedSchema: APPROVAL_SCHEMA });
     expect(params.message).toBe(approvalMessage(approvalRequest()));
-    for (const shown of ["deleteUser", "Delete a user", "DELETE https://api.example.com/v1/users/42?api_key=****", '"id": "42"', '"note": "requested by ops"']) {
+    for (const shown of [
+      "deleteUser",
+      "Delete a user",
+      "DELETE https://api.example.com/v1/users/42?api_key=****",
+      '"id": "42"',
+      '"note": "requested by ops"',
+    ]) {
       expect(params.message).toContain(shown);
     }
     // Over HTTP, relatedRequestId puts the question on the tools/call request's stream.
@@ -187,7 +222,10 @@ describe("approval through elicitation", () => {
   });
 
   it("takes the SDK's empty elicitation capability (protocol 2025-06-18) as form support", async () => {
-    const { client, provider } = await connect({ capabilities: { elicitation: {} }, handler: answer({ action: "accept", content: { approve: true } }) });
+    const { client, provider } = await connect({
+      capabilities: { elicitation: {} },
+      handler: answer({ action: "accept", content: { approve: true } }),
+    });
     await client.callTool({ name: "deleteUser", arguments: {} });
     expect(provider.answers).toEqual(["accept"]);
   });
@@ -255,7 +293,9 @@ describe("approval through elicitation", () => {
     });
     await warmUp(client);
     const controller = new AbortController();
-    const call = client.callTool({ name: "deleteUser", arguments: { timeoutMs: 60_000 } }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: "deleteUser", arguments: { timeoutMs: 60_000 } }, undefined, {
+      signal: controller.signal,
+    });
     call.catch(() => {});
     await askedPromise;
     controller.abort("user pressed stop");
@@ -306,7 +346,13 @@ describe("approval through elicitation", () => {
 
 describe("askApproval", () => {
   /** A stand-in for the SDK Server: its capabilities, and what elicitInput does. */
-  function fakeServer({ capabilities, elicitInput }: { capabilities?: ClientCapabilities; elicitInput?: Server["elicitInput"] }) {
+  function fakeServer({
+    capabilities,
+    elicitInput,
+  }: {
+    capabilities?: ClientCapabilities;
+    elicitInput?: Server["elicitInput"];
+  }) {
     const calls: Array<Parameters<Server["elicitInput"]>> = [];
     const server = {
       getClientCapabilities: () => capabilities,
@@ -348,7 +394,10 @@ describe("askApproval", () => {
 
   it("logs an unexpected failure without the arguments", async () => {
     const lines: string[] = [];
-    const { server } = fakeServer({ capabilities: FORM, elicitInput: () => Promise.reject(new Error("Not connected")) });
+    const { server } = fakeServer({
+      capabilities: FORM,
+      elicitInput: () => Promise.reject(new Error("Not connected")),
+    });
     expect(await askApproval({ server, request: approvalRequest(), log: (line) => lines.push(line) })).toBe("cancel");
     expect(lines).toEqual(["approval request for deleteUser failed: Not connected"]);
   });

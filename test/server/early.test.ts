@@ -3,7 +3,10 @@
 // takes over behaves as if it had answered them.
 
 import { PassThrough } from "node:stream";
-import { LATEST_PROTOCOL_VERSION as SDK_LATEST, SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LATEST_PROTOCOL_VERSION as SDK_LATEST,
+  SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED,
+} from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import type { ListingJson } from "../../src/runtime/types.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../../src/server/early.js";
@@ -21,11 +24,26 @@ const initialize = (id: unknown, protocolVersion: unknown = "2025-06-18", extra:
   jsonrpc: "2.0",
   id,
   method: "initialize",
-  params: { protocolVersion, capabilities: { roots: { listChanged: true } }, clientInfo: { name: "early-test", version: "0" }, ...extra },
+  params: {
+    protocolVersion,
+    capabilities: { roots: { listChanged: true } },
+    clientInfo: { name: "early-test", version: "0" },
+    ...extra,
+  },
 });
 const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
-const list = (id: unknown, params?: object) => ({ jsonrpc: "2.0", id, method: "tools/list", ...(params ? { params } : {}) });
-const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } });
+const list = (id: unknown, params?: object) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/list",
+  ...(params ? { params } : {}),
+});
+const call = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "echo", arguments: { text: "hi" } },
+});
 const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
 
 /** Every line a session writes for `messages` (one line each), by id: answers to several requests may come in any order. */
@@ -39,10 +57,19 @@ async function session(messages: Array<object | string>, early: boolean): Promis
     rest = parts.pop()!;
     lines.push(...parts);
   });
-  const handle = await serveStdio({ provider: new ListedFake(), name: "early", version: "1.2.3", stdin, stdout, log: () => {}, early });
+  const handle = await serveStdio({
+    provider: new ListedFake(),
+    name: "early",
+    version: "1.2.3",
+    stdin,
+    stdout,
+    log: () => {},
+    early,
+  });
   // A line that is not JSON gets no answer over stdio (the SDK's transport reports it to the server only).
   const expected = messages.filter((m) => typeof m !== "string" && "id" in m).length;
-  for (const message of messages) stdin.write(typeof message === "string" ? `${message}\n` : `${JSON.stringify(message)}\n`);
+  for (const message of messages)
+    stdin.write(typeof message === "string" ? `${message}\n` : `${JSON.stringify(message)}\n`);
   const deadline = Date.now() + 10_000;
   while (lines.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
   stdin.end();

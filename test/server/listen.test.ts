@@ -15,7 +15,14 @@ afterEach(async () => {
 
 async function serve(options: Partial<HttpOptions> = {}) {
   const logs: string[] = [];
-  const handle = await serveHttp({ provider: new FakeProvider(), name: "test", version: "1.0.0", port: 0, log: (l) => logs.push(l), ...options });
+  const handle = await serveHttp({
+    provider: new FakeProvider(),
+    name: "test",
+    version: "1.0.0",
+    port: 0,
+    log: (l) => logs.push(l),
+    ...options,
+  });
   cleanups.push(() => handle.close());
   return { handle, logs };
 }
@@ -30,7 +37,9 @@ async function takenPort(): Promise<number> {
 describe("a port that cannot be used", () => {
   it("is a user error naming the port and how to set another", async () => {
     const port = await takenPort();
-    const error = await serve({ port, optionNames: { port: "PORT or --port", host: "--host" } }).catch((e: unknown) => e);
+    const error = await serve({ port, optionNames: { port: "PORT or --port", host: "--host" } }).catch(
+      (e: unknown) => e,
+    );
     expect(isUserError(error)).toBe(true);
     expect((error as Error).message).toBe(`port ${port} is in use; set PORT or --port`);
   });
@@ -39,7 +48,9 @@ describe("a port that cannot be used", () => {
     // 192.0.2.0/24 is TEST-NET-1: never assigned to a real interface.
     const error = await serve({ host: "192.0.2.1", allowUnauthenticated: true }).catch((e: unknown) => e);
     expect(isUserError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/^cannot listen on 192\.0\.2\.1: this machine has no such address; set --host/);
+    expect((error as Error).message).toMatch(
+      /^cannot listen on 192\.0\.2\.1: this machine has no such address; set --host/,
+    );
   });
 });
 
@@ -49,14 +60,17 @@ describe("an address beyond loopback", () => {
     expect(isUserError(error)).toBe(true);
     const message = (error as Error).message;
     expect(message).toMatch(new RegExp(`^not serving on ${host.replace(/\./g, "\\.")} without endpoint auth`));
-    for (const option of ["--auth-token-env", "--auth-resource", "--allow-unauthenticated"]) expect(message).toContain(option);
+    for (const option of ["--auth-token-env", "--auth-resource", "--allow-unauthenticated"])
+      expect(message).toContain(option);
   });
 
   it("is served with --allow-unauthenticated, with a warning on every start", async () => {
     for (const _ of [1, 2]) {
       const { handle, logs } = await serve({ host: "0.0.0.0", allowUnauthenticated: true });
       expect((await fetch(`http://127.0.0.1:${handle.port}/healthz`)).status).toBe(200);
-      expect(logs).toEqual([expect.stringMatching(/^WARNING --allow-unauthenticated: serving on 0\.0\.0\.0 without endpoint auth/)]);
+      expect(logs).toEqual([
+        expect.stringMatching(/^WARNING --allow-unauthenticated: serving on 0\.0\.0\.0 without endpoint auth/),
+      ]);
     }
   });
 

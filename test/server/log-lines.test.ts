@@ -16,7 +16,14 @@ afterEach(async () => {
 
 async function serve(options: Partial<HttpOptions> = {}) {
   const logs: string[] = [];
-  const handle = await serveHttp({ provider: new FakeProvider(), name: "test", version: "1.0.0", port: 0, log: (l) => logs.push(l), ...options });
+  const handle = await serveHttp({
+    provider: new FakeProvider(),
+    name: "test",
+    version: "1.0.0",
+    port: 0,
+    log: (l) => logs.push(l),
+    ...options,
+  });
   cleanups.push(() => handle.close());
   return { handle, logs };
 }
@@ -25,7 +32,10 @@ describe("the HTTP server's log", () => {
   it("cuts a 1 MB response to an unknown request id to one bounded line saying how much was left out", async () => {
     const { handle, logs } = await serve();
     const opened = await raw({ port: handle.port, headers: mcpHeaders(handle.port), body: INITIALIZE });
-    const session = { "mcp-session-id": opened.headers["mcp-session-id"] as string, "mcp-protocol-version": "2025-06-18" };
+    const session = {
+      "mcp-session-id": opened.headers["mcp-session-id"] as string,
+      "mcp-protocol-version": "2025-06-18",
+    };
     const stray = JSON.stringify({ jsonrpc: "2.0", id: "never-asked", result: { blob: "x".repeat(1_000_000) } });
     expect((await raw({ port: handle.port, headers: mcpHeaders(handle.port, session), body: stray })).status).toBe(202);
     await vi.waitFor(() => expect(logs.some((l) => l.includes("unknown message ID"))).toBe(true));
@@ -39,7 +49,13 @@ describe("the HTTP server's log", () => {
     vi.stubEnv("MCP_TEST_TOKENS", "the-real-token-0123456789");
     const { handle, logs } = await serve({ auth: { type: "static", tokenEnv: "MCP_TEST_TOKENS" } });
     for (let batch = 0; batch < 50; batch++) {
-      const forged = Array.from({ length: 10 }, (_, i) => raw({ port: handle.port, headers: mcpHeaders(handle.port, { authorization: `Bearer forged-${batch}-${i}` }), body: INITIALIZE }));
+      const forged = Array.from({ length: 10 }, (_, i) =>
+        raw({
+          port: handle.port,
+          headers: mcpHeaders(handle.port, { authorization: `Bearer forged-${batch}-${i}` }),
+          body: INITIALIZE,
+        }),
+      );
       for (const answer of await Promise.all(forged)) expect(answer.status).toBe(401);
     }
     const refusals = () => logs.filter((l) => l.startsWith("refused:"));
@@ -48,7 +64,9 @@ describe("the HTTP server's log", () => {
     // The window is still open: its count is said at the latest when the server stops.
     await handle.close();
     expect(refusals()).toHaveLength(11);
-    expect(refusals()[10]).toMatch(/^refused: … 490 more refused in the last \d+ s \(401 × 490\), not logged one by one$/);
+    expect(refusals()[10]).toMatch(
+      /^refused: … 490 more refused in the last \d+ s \(401 × 490\), not logged one by one$/,
+    );
   });
 });
 
@@ -62,7 +80,9 @@ describe("boundedLog", () => {
     log("mcp: something else");
     expect(lines).toEqual(["refused: 401 no", "refused: 401 no", "mcp: something else"]);
     vi.advanceTimersByTime(10_000);
-    expect(lines[3]).toBe("refused: … 4 more refused in the last 10 s (401 × 1, 403 × 1, 503 × 1, other × 1), not logged one by one");
+    expect(lines[3]).toBe(
+      "refused: … 4 more refused in the last 10 s (401 × 1, 403 × 1, 503 × 1, other × 1), not logged one by one",
+    );
     log("refused: 401 again");
     expect(lines[4]).toBe("refused: 401 again");
     vi.advanceTimersByTime(10_000);

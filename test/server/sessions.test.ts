@@ -17,7 +17,14 @@ afterEach(async () => {
 async function serve(options: Partial<HttpOptions> = {}) {
   const provider = new FakeProvider();
   const logs: string[] = [];
-  const handle = await serveHttp({ provider, name: "test", version: "1.0.0", port: 0, log: (l) => logs.push(l), ...options });
+  const handle = await serveHttp({
+    provider,
+    name: "test",
+    version: "1.0.0",
+    port: 0,
+    log: (l) => logs.push(l),
+    ...options,
+  });
   cleanups.push(() => handle.close());
   return { handle, provider, logs };
 }
@@ -29,7 +36,17 @@ async function initialize(handle: HttpHandle, token?: string) {
   return { ...response, sessionId: response.headers["mcp-session-id"] as string | undefined };
 }
 
-function request({ handle, sessionId, body, token }: { handle: HttpHandle; sessionId: string; body: object; token?: string }) {
+function request({
+  handle,
+  sessionId,
+  body,
+  token,
+}: {
+  handle: HttpHandle;
+  sessionId: string;
+  body: object;
+  token?: string;
+}) {
   const extra: Record<string, string> = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" };
   if (token !== undefined) extra.authorization = `Bearer ${token}`;
   return raw({ port: handle.port, headers: mcpHeaders(handle.port, extra), body: JSON.stringify(body) });
@@ -88,7 +105,11 @@ describe("the session cap", () => {
       const refused = await initialize(handle);
       expect(refused.status).toBe(503);
       expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-      expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000, message: expect.stringMatching(/Too many open sessions \(2\)/) }, id: null });
+      expect(JSON.parse(refused.body)).toMatchObject({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: expect.stringMatching(/Too many open sessions \(2\)/) },
+        id: null,
+      });
     }
     expect(logs.filter((l) => l.includes("refused: 503"))).toHaveLength(1);
     expect((await request({ handle, sessionId: first.sessionId!, body: ping(2) })).status).toBe(200);
@@ -101,7 +122,10 @@ describe("the session cap", () => {
     await eventually(() => handle.openSessions() === 0);
     const second = await initialize(handle);
     expect(second.status).toBe(200);
-    const headers = mcpHeaders(handle.port, { "mcp-session-id": second.sessionId!, "mcp-protocol-version": "2025-06-18" });
+    const headers = mcpHeaders(handle.port, {
+      "mcp-session-id": second.sessionId!,
+      "mcp-protocol-version": "2025-06-18",
+    });
     expect((await raw({ port: handle.port, method: "DELETE", headers })).status).toBe(200);
     expect((await initialize(handle)).status).toBe(200);
     expect(first.sessionId).not.toBe(second.sessionId);

@@ -23,7 +23,14 @@ async function peer(port: number) {
 
 async function serve(options: Partial<HttpOptions> = {}) {
   const logs: string[] = [];
-  const handle = await serveHttp({ provider: new FakeProvider(), name: "test", version: "1.0.0", port: 0, log: (l) => logs.push(l), ...options });
+  const handle = await serveHttp({
+    provider: new FakeProvider(),
+    name: "test",
+    version: "1.0.0",
+    port: 0,
+    log: (l) => logs.push(l),
+    ...options,
+  });
   cleanups.push(() => handle.close());
   return { handle, logs };
 }
@@ -37,7 +44,9 @@ describe("time to receive a request", () => {
     expect((await raw({ port: handle.port, headers: mcpHeaders(handle.port), body: INITIALIZE })).status).toBe(200);
     await slow.closed();
     expect(slow.received()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-    expect(logs.filter((l) => l.startsWith("refused: 408"))).toEqual([expect.stringContaining("all of it within 600 ms")]);
+    expect(logs.filter((l) => l.startsWith("refused: 408"))).toEqual([
+      expect.stringContaining("all of it within 600 ms"),
+    ]);
     expect(logs.filter((l) => l.startsWith("http:"))).toEqual([]);
   });
 
@@ -60,7 +69,10 @@ describe("bytes held by bodies still arriving", () => {
     const size = 80_000;
     const body = paddedInitialize(size);
     const peers = [await peer(port), await peer(port)];
-    for (const p of peers) p.socket.write(Buffer.concat([Buffer.from(postHead({ port, size, ...(token ? { token } : {}) })), body.subarray(0, 60_000)]));
+    for (const p of peers)
+      p.socket.write(
+        Buffer.concat([Buffer.from(postHead({ port, size, ...(token ? { token } : {}) })), body.subarray(0, 60_000)]),
+      );
     const status = await Promise.any(peers.map(async (p, index) => ({ index, line: await p.answered() })));
     const refused = peers[status.index]!;
     expect(status.line).toBe("HTTP/1.1 503 Service Unavailable");
@@ -75,14 +87,19 @@ describe("bytes held by bodies still arriving", () => {
   it("past a caller's budget: 503 with Retry-After and the connection closed; another caller is served", async () => {
     const [alice, bob] = ["alice-token-0123456789", "bob-token-0123456789ab"];
     vi.stubEnv("MCP_TEST_TOKENS", `${alice},${bob}`);
-    const { handle, logs } = await serve({ auth: { type: "static", tokenEnv: "MCP_TEST_TOKENS" }, requests: { maxPendingBodyBytesPerPrincipal: 100_000 } });
+    const { handle, logs } = await serve({
+      auth: { type: "static", tokenEnv: "MCP_TEST_TOKENS" },
+      requests: { maxPendingBodyBytesPerPrincipal: 100_000 },
+    });
     const { survivor, finish } = await twoSlowBodies({ port: handle.port, token: alice });
     // Bob's 80 KB fit beside alice's 60 KB still arriving: the budget that refused her is hers alone.
     const headers = mcpHeaders(handle.port, { authorization: `Bearer ${bob}` });
     expect((await raw({ port: handle.port, headers, body: paddedInitialize(80_000) })).status).toBe(200);
     finish();
     expect(await survivor.answered()).toBe("HTTP/1.1 200 OK");
-    expect(logs.filter((l) => l.startsWith("refused: 503"))).toEqual([expect.stringContaining("100000 bytes of request bodies arriving for one caller")]);
+    expect(logs.filter((l) => l.startsWith("refused: 503"))).toEqual([
+      expect.stringContaining("100000 bytes of request bodies arriving for one caller"),
+    ]);
   });
 
   it("past the overall budget: 503 with Retry-After and the connection closed; the body arriving completes", async () => {
@@ -91,7 +108,11 @@ describe("bytes held by bodies still arriving", () => {
     finish();
     expect(await survivor.answered()).toBe("HTTP/1.1 200 OK");
     // Nothing is held once the bodies are complete or refused: a body as large as the budget fits.
-    expect((await raw({ port: handle.port, headers: mcpHeaders(handle.port), body: paddedInitialize(100_000) })).status).toBe(200);
-    expect(logs.filter((l) => l.startsWith("refused: 503"))).toEqual([expect.stringContaining("100000 bytes of request bodies arriving, all callers together")]);
+    expect(
+      (await raw({ port: handle.port, headers: mcpHeaders(handle.port), body: paddedInitialize(100_000) })).status,
+    ).toBe(200);
+    expect(logs.filter((l) => l.startsWith("refused: 503"))).toEqual([
+      expect.stringContaining("100000 bytes of request bodies arriving, all callers together"),
+    ]);
   });
 });

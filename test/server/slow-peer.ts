@@ -28,7 +28,8 @@ export async function peer(port: number): Promise<Peer> {
       const deadline = Date.now() + ms;
       const poll = (): void => {
         if (done()) resolve();
-        else if (Date.now() > deadline) reject(new Error(`${what} within ${ms} ms; received: ${JSON.stringify(text.slice(0, 200))}`));
+        else if (Date.now() > deadline)
+          reject(new Error(`${what} within ${ms} ms; received: ${JSON.stringify(text.slice(0, 200))}`));
         else setTimeout(poll, 10);
       };
       poll();
@@ -46,8 +47,13 @@ export async function peer(port: number): Promise<Peer> {
 
 /** The head of an initialize POST whose body (INITIALIZE padded with spaces) is `size` bytes. */
 export function postHead({ port, size, token }: { port: number; size: number; token?: string }): string {
-  const headers = { ...mcpHeaders(port, token === undefined ? {} : { authorization: `Bearer ${token}` }), "content-length": String(size) };
-  return `POST /mcp HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
+  const headers = {
+    ...mcpHeaders(port, token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    "content-length": String(size),
+  };
+  return `POST /mcp HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\r\n")}\r\n\r\n`;
 }
 
 export const paddedInitialize = (size: number): Buffer => Buffer.from(INITIALIZE.padEnd(size, " "));

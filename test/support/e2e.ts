@@ -25,8 +25,14 @@ export const SECRETS = {
 /** Every form a secret could take on the wire or in a message. */
 export function secretForms(): string[] {
   const values = Object.values(SECRETS);
-  const basic = Buffer.from(`${SECRETS.BASIC_USERNAME_BASICAUTH}:${SECRETS.BASIC_PASSWORD_BASICAUTH}`).toString("base64");
-  return [...values.filter((v) => v !== "alice"), ...values.map(encodeURIComponent).filter((v) => v !== "alice"), basic];
+  const basic = Buffer.from(`${SECRETS.BASIC_USERNAME_BASICAUTH}:${SECRETS.BASIC_PASSWORD_BASICAUTH}`).toString(
+    "base64",
+  );
+  return [
+    ...values.filter((v) => v !== "alice"),
+    ...values.map(encodeURIComponent).filter((v) => v !== "alice"),
+    basic,
+  ];
 }
 
 export interface Connected {
@@ -85,7 +91,12 @@ export interface CallResult {
 }
 
 /** Calls a tool and returns the result in a shape tests can read. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal } = {}): Promise<CallResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: { signal?: AbortSignal } = {},
+): Promise<CallResult> {
   return (await client.callTool({ name, arguments: args }, undefined, options)) as CallResult;
 }
 

@@ -20,7 +20,10 @@ export function linkDependencies(project: string): void {
 /** Runs the project's strict `tsc`; returns its output ("" when it compiled cleanly), never throws. */
 export function typecheck(project: string, { emit = true }: { emit?: boolean } = {}): string {
   try {
-    execFileSync(process.execPath, [TSC, "-p", join(project, "tsconfig.json"), ...(emit ? [] : ["--noEmit"])], { encoding: "utf8", stdio: "pipe" });
+    execFileSync(process.execPath, [TSC, "-p", join(project, "tsconfig.json"), ...(emit ? [] : ["--noEmit"])], {
+      encoding: "utf8",
+      stdio: "pipe",
+    });
     return "";
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
@@ -31,8 +34,13 @@ export function typecheck(project: string, { emit = true }: { emit?: boolean } =
 /** `typecheck` without blocking, so several projects compile at once; "" when clean. */
 export function typecheckInBackground(project: string): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TSC, "-p", join(project, "tsconfig.json"), "--noEmit"], { encoding: "utf8", maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      resolve(error ? `${stdout}${stderr}`.trim() || String(error) : "");
-    });
+    execFile(
+      process.execPath,
+      [TSC, "-p", join(project, "tsconfig.json"), "--noEmit"],
+      { encoding: "utf8", maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        resolve(error ? `${stdout}${stderr}`.trim() || String(error) : "");
+      },
+    );
   });
 }

@@ -70,7 +70,8 @@ export function decodedBlobs(value: unknown): string {
     if (Array.isArray(item)) item.forEach(walk);
     else if (item !== null && typeof item === "object") {
       for (const [key, inner] of Object.entries(item)) {
-        if ((key === "data" || key === "blob") && typeof inner === "string") parts.push(Buffer.from(inner, "base64").toString("latin1"));
+        if ((key === "data" || key === "blob") && typeof inner === "string")
+          parts.push(Buffer.from(inner, "base64").toString("latin1"));
         else walk(inner);
       }
     }
@@ -97,7 +98,13 @@ export function canaryEnv(): Record<string, string> {
 export const KINDS = ["header", "query", "bearer", "basic", "oauth"] as const;
 export type Kind = (typeof KINDS)[number];
 
-const SCHEME_OF: Record<Kind, string> = { header: "headerKey", query: "queryKey", bearer: "bearerAuth", basic: "basicAuth", oauth: "oauth" };
+const SCHEME_OF: Record<Kind, string> = {
+  header: "headerKey",
+  query: "queryKey",
+  bearer: "bearerAuth",
+  basic: "basicAuth",
+  oauth: "oauth",
+};
 
 const OK_SCHEMA = { type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } };
 
@@ -145,7 +152,10 @@ export function guardSpec({ serverUrl, tokenUrl }: { serverUrl: string; tokenUrl
       summary: "A body",
       security: [{ headerKey: [] }],
       parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
-      requestBody: { required: false, content: { "application/json": { schema: { type: "object", additionalProperties: true } } } },
+      requestBody: {
+        required: false,
+        content: { "application/json": { schema: { type: "object", additionalProperties: true } } },
+      },
       responses: { "200": { description: "anything", content: { "*/*": {} } } },
     },
   };
@@ -173,7 +183,10 @@ export function guardSpec({ serverUrl, tokenUrl }: { serverUrl: string; tokenUrl
         queryKey: { type: "apiKey", in: "query", name: "api_key" },
         bearerAuth: { type: "http", scheme: "bearer" },
         basicAuth: { type: "http", scheme: "basic" },
-        oauth: { type: "oauth2", flows: { clientCredentials: { tokenUrl, scopes: { "pets:read": "read", "pets:write": "write" } } } },
+        oauth: {
+          type: "oauth2",
+          flows: { clientCredentials: { tokenUrl, scopes: { "pets:read": "read", "pets:write": "write" } } },
+        },
       },
     },
   };
@@ -197,12 +210,21 @@ export function writeFile(dir: string, name: string, value: unknown): string {
 /** What the upstream saw, as an echoing API would send it back (headers as an object, the raw URL, the body). */
 export function seen({ recorded }: Parameters<Reply>[0]): Record<string, unknown> {
   const headers: Record<string, string> = {};
-  for (let i = 0; i < recorded.rawHeaders.length; i += 2) headers[recorded.rawHeaders[i]!] = recorded.rawHeaders[i + 1]!;
+  for (let i = 0; i < recorded.rawHeaders.length; i += 2)
+    headers[recorded.rawHeaders[i]!] = recorded.rawHeaders[i + 1]!;
   return { method: recorded.method, url: recorded.url, headers, body: recorded.body.toString("utf8") };
 }
 
 /** The request echoed back: JSON (`{ ok, seen }`), or the raw request as text or bytes. */
-export function echo({ status = 200, as = "json", ok = true }: { status?: number; as?: "json" | "text" | "binary" | "keyed"; ok?: unknown } = {}): Reply {
+export function echo({
+  status = 200,
+  as = "json",
+  ok = true,
+}: {
+  status?: number;
+  as?: "json" | "text" | "binary" | "keyed";
+  ok?: unknown;
+} = {}): Reply {
   return (context) => {
     const { res, recorded } = context;
     const raw = `${recorded.method} ${recorded.url}\r\n${recorded.rawHeaders.map((h, i) => (i % 2 === 0 ? `${h}: ` : `${h}\r\n`)).join("")}\r\n${recorded.body.toString("utf8")}`;
@@ -213,7 +235,9 @@ export function echo({ status = 200, as = "json", ok = true }: { status?: number
       type = "application/json";
     } else if (as === "keyed") {
       // An API that lists credentials keyed by their value (as some key-management APIs do).
-      const values = Object.fromEntries(Object.entries(seen(context).headers as Record<string, string>).map(([name, value]) => [value, name]));
+      const values = Object.fromEntries(
+        Object.entries(seen(context).headers as Record<string, string>).map(([name, value]) => [value, name]),
+      );
       body = JSON.stringify({ ok, byValue: values, [recorded.url]: "url" });
       type = "application/json";
     } else if (as === "text") {
@@ -246,7 +270,11 @@ export interface TokenEndpoint {
  */
 export function tokenEndpoint(
   upstream: { url: string; on: (method: string, path: string, ...replies: Reply[]) => unknown },
-  { path = "/oauth/token", delayMs = 0, expiresIn = 3600 }: { path?: string; delayMs?: number; expiresIn?: number } = {},
+  {
+    path = "/oauth/token",
+    delayMs = 0,
+    expiresIn = 3600,
+  }: { path?: string; delayMs?: number; expiresIn?: number } = {},
 ): TokenEndpoint {
   const endpoint: TokenEndpoint = { url: `${upstream.url}${path}`, issued: [], requests: [] };
   upstream.on("POST", path, ({ res, recorded }) => {
@@ -254,17 +282,26 @@ export function tokenEndpoint(
     const body = recorded.body.toString("utf8");
     endpoint.requests.push({ authorization, body });
     const form = new URLSearchParams(body);
-    const fromBasic = authorization?.startsWith("Basic ") ? Buffer.from(authorization.slice(6), "base64").toString("utf8") : undefined;
-    const good = fromBasic === `${CLIENT_ID}:${formEncode(CANARY)}` || (form.get("client_id") === CLIENT_ID && form.get("client_secret") === CANARY);
+    const fromBasic = authorization?.startsWith("Basic ")
+      ? Buffer.from(authorization.slice(6), "base64").toString("utf8")
+      : undefined;
+    const good =
+      fromBasic === `${CLIENT_ID}:${formEncode(CANARY)}` ||
+      (form.get("client_id") === CLIENT_ID && form.get("client_secret") === CANARY);
     const answer = (): void => {
       if (!good || form.get("grant_type") !== "client_credentials") {
-        const text = JSON.stringify({ error: "invalid_client", error_description: `bad client: ${authorization ?? ""} ${body}` });
+        const text = JSON.stringify({
+          error: "invalid_client",
+          error_description: `bad client: ${authorization ?? ""} ${body}`,
+        });
         res.writeHead(401, { "content-type": "application/json" }).end(text);
         return;
       }
       const token = `tok-${endpoint.issued.length + 1}-${Math.random().toString(16).slice(2, 10)}-ACCESS`;
       endpoint.issued.push(token);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: token, token_type: "Bearer", expires_in: expiresIn }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ access_token: token, token_type: "Bearer", expires_in: expiresIn }));
     };
     if (delayMs > 0) setTimeout(answer, delayMs);
     else answer();
@@ -287,7 +324,10 @@ export interface InProcess {
  * The SDK's real Client connected in process to an MCP server in front of `provider`. With `elicit`, the client
  * declares form elicitation and answers each question with it; without, it cannot be asked.
  */
-export async function connectProvider(provider: ToolProvider, { elicit, log }: { elicit?: Elicit; log?: (line: string) => void } = {}): Promise<InProcess> {
+export async function connectProvider(
+  provider: ToolProvider,
+  { elicit, log }: { elicit?: Elicit; log?: (line: string) => void } = {},
+): Promise<InProcess> {
   const server = createMcpServer({ provider, name: "guard", version: "1.0.0", log: log ?? (() => {}) });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const capabilities: ClientCapabilities = elicit ? { elicitation: { form: {} } } : {};
@@ -323,8 +363,16 @@ export interface StdioServer {
 }
 
 /** `node dist/cli.js serve <args>` as a child process, with the SDK client over its stdio. */
-export async function serveOverStdio(args: string[], { env, elicit }: { env: Record<string, string>; elicit?: Elicit }): Promise<StdioServer> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "serve", ...args], env: { ...testCacheHome(), ...env, NO_COLOR: "1" }, stderr: "pipe" });
+export async function serveOverStdio(
+  args: string[],
+  { env, elicit }: { env: Record<string, string>; elicit?: Elicit },
+): Promise<StdioServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "serve", ...args],
+    env: { ...testCacheHome(), ...env, NO_COLOR: "1" },
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -353,8 +401,14 @@ export async function serveOverStdio(args: string[], { env, elicit }: { env: Rec
 }
 
 /** A child process with its output collected. */
-export function spawnCli(args: string[], env: Record<string, string>): { child: ChildProcess; stdout(): string; stderr(): string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; stdout(): string; stderr(): string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout?.on("data", (chunk: Buffer) => {
@@ -386,7 +440,18 @@ export function textOf(result: object): string {
 
 // ------------------------------------------------------------------------------------------------ recovering a secret
 
-const HTML_NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", sol: "/", plus: "+", equals: "=", num: "#", percnt: "%" };
+const HTML_NAMED: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  sol: "/",
+  plus: "+",
+  equals: "=",
+  num: "#",
+  percnt: "%",
+};
 
 /**
  * How someone reading `text` could recover `secret`, or a piece of it of `piece` characters or more: the decodings
@@ -410,7 +475,10 @@ export function revealed(text: string, secret: string, { piece = secret.length }
       }
     });
   const json = (t: string): string =>
-    t.replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\([/\\"'])/gi, (_, u?: string, x?: string, c?: string) => (c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "0", 16))));
+    t.replace(
+      /\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\([/\\"'])/gi,
+      (_, u?: string, x?: string, c?: string) => c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "0", 16)),
+    );
   const html = (t: string): string =>
     t.replace(/&(#x([0-9a-f]+)|#([0-9]+)|([a-z]+));?/gi, (whole, _e, hex?: string, dec?: string, name?: string) => {
       const code = Number.parseInt(hex ?? dec ?? "", hex ? 16 : 10);
@@ -418,8 +486,13 @@ export function revealed(text: string, secret: string, { piece = secret.length }
       return HTML_NAMED[(name ?? "").toLowerCase()] ?? whole;
     });
   const base64 = (t: string): string =>
-    (t.match(/[A-Za-z0-9+/_-]{6,}/g) ?? []).flatMap((run) => [0, 1, 2, 3].map((o) => Buffer.from(run.slice(o), "base64").toString("latin1"))).join("\n");
-  const hex = (t: string): string => (t.match(/[0-9a-f]{8,}/gi) ?? []).flatMap((run) => [0, 1].map((o) => Buffer.from(run.slice(o), "hex").toString("latin1"))).join("\n");
+    (t.match(/[A-Za-z0-9+/_-]{6,}/g) ?? [])
+      .flatMap((run) => [0, 1, 2, 3].map((o) => Buffer.from(run.slice(o), "base64").toString("latin1")))
+      .join("\n");
+  const hex = (t: string): string =>
+    (t.match(/[0-9a-f]{8,}/gi) ?? [])
+      .flatMap((run) => [0, 1].map((o) => Buffer.from(run.slice(o), "hex").toString("latin1")))
+      .join("\n");
   const decodings: Record<string, (t: string) => string> = {
     "as is (any case)": (t) => t,
     "percent-decoded": percent,

@@ -16,7 +16,11 @@ export function node22(): string {
   const binary = join(CACHE, "node_modules", name, "bin", process.platform === "win32" ? "node.exe" : "node");
   if (!existsSync(binary)) {
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    execFileSync(npm, ["install", "--prefix", CACHE, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", `${name}@${VERSION}`], { stdio: "pipe" });
+    execFileSync(
+      npm,
+      ["install", "--prefix", CACHE, "--no-save", "--no-audit", "--no-fund", "--no-package-lock", `${name}@${VERSION}`],
+      { stdio: "pipe" },
+    );
   }
   const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim();
   if (!version.startsWith("v22.")) throw new Error(`${binary} is ${version}, not Node 22`);

@@ -16,8 +16,22 @@ export interface StdioPeer {
 
 const RESPONSE_TIMEOUT_MS = 20_000;
 
-export async function startPeer({ command, args, env, cwd }: { command: string; args: string[]; env: Record<string, string>; cwd?: string }): Promise<StdioPeer> {
-  const child: ChildProcessWithoutNullStreams = spawn(command, args, { env: { PATH: process.env.PATH ?? "", ...testCacheHome(), ...env }, stdio: "pipe", ...(cwd ? { cwd } : {}) });
+export async function startPeer({
+  command,
+  args,
+  env,
+  cwd,
+}: {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}): Promise<StdioPeer> {
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? "", ...testCacheHome(), ...env },
+    stdio: "pipe",
+    ...(cwd ? { cwd } : {}),
+  });
   let errors = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     errors += chunk;
@@ -36,7 +50,10 @@ export async function startPeer({ command, args, env, cwd }: { command: string; 
     request(method, params) {
       const id = nextId++;
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${method}: no answer in ${RESPONSE_TIMEOUT_MS} ms; stderr:\n${errors}`)), RESPONSE_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`${method}: no answer in ${RESPONSE_TIMEOUT_MS} ms; stderr:\n${errors}`)),
+          RESPONSE_TIMEOUT_MS,
+        );
         waiting.set(id, (line) => {
           clearTimeout(timer);
           waiting.delete(id);

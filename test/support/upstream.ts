@@ -3,7 +3,13 @@
 // went away before the answer was complete) and answers as each test scripts it: status, headers, body, delays,
 // connection resets, stalled bodies, huge bodies, redirects. Never anything beyond loopback.
 
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -106,7 +112,9 @@ export class Upstream {
   /** The only request recorded; fails when there is not exactly one. */
   only(): RecordedRequest {
     if (this.requests.length !== 1) {
-      throw new Error(`expected exactly one request upstream, got ${this.requests.length}: ${this.requests.map((r) => `${r.method} ${r.url}`).join(", ")}`);
+      throw new Error(
+        `expected exactly one request upstream, got ${this.requests.length}: ${this.requests.map((r) => `${r.method} ${r.url}`).join(", ")}`,
+      );
     }
     return this.requests[0]!;
   }
@@ -164,9 +172,16 @@ export class Upstream {
       });
       this.requests.push(recorded);
       for (const wake of this.waiters.splice(0)) wake();
-      const route = this.routes.find((r) => r.method === recorded.method && (typeof r.path === "string" ? r.path === recorded.path : r.path.test(recorded.path)));
+      const route = this.routes.find(
+        (r) =>
+          r.method === recorded.method &&
+          (typeof r.path === "string" ? r.path === recorded.path : r.path.test(recorded.path)),
+      );
       if (!route) {
-        json({ error: `no route for ${recorded.method} ${recorded.path}` }, { status: 599 })({ req, res, recorded, upstream: this });
+        json(
+          { error: `no route for ${recorded.method} ${recorded.path}` },
+          { status: 599 },
+        )({ req, res, recorded, upstream: this });
         return;
       }
       const reply = route.replies[Math.min(route.served, route.replies.length - 1)]!;
@@ -187,19 +202,33 @@ export interface ReplyOptions {
 }
 
 /** Bytes with a content type (none when `contentType` is undefined). */
-export function bytes(body: Buffer | Uint8Array | string, contentType: string | undefined, { status = 200, headers = {} }: ReplyOptions = {}): Reply {
+export function bytes(
+  body: Buffer | Uint8Array | string,
+  contentType: string | undefined,
+  { status = 200, headers = {} }: ReplyOptions = {},
+): Reply {
   const buffer = typeof body === "string" ? Buffer.from(body) : Buffer.from(body);
   return ({ res }) => {
-    res.writeHead(status, { ...(contentType === undefined ? {} : { "content-type": contentType }), "content-length": buffer.length, ...headers });
+    res.writeHead(status, {
+      ...(contentType === undefined ? {} : { "content-type": contentType }),
+      "content-length": buffer.length,
+      ...headers,
+    });
     res.end(buffer);
   };
 }
 
-export function json(value: unknown, { contentType = "application/json", ...options }: ReplyOptions & { contentType?: string } = {}): Reply {
+export function json(
+  value: unknown,
+  { contentType = "application/json", ...options }: ReplyOptions & { contentType?: string } = {},
+): Reply {
   return bytes(JSON.stringify(value), contentType, options);
 }
 
-export function text(body: string, { contentType = "text/plain; charset=utf-8", ...options }: ReplyOptions & { contentType?: string } = {}): Reply {
+export function text(
+  body: string,
+  { contentType = "text/plain; charset=utf-8", ...options }: ReplyOptions & { contentType?: string } = {},
+): Reply {
   return bytes(body, contentType, options);
 }
 
@@ -242,14 +271,21 @@ export function hang(): Reply {
  * Resets the connection (TCP RST): at once, or after the status line, headers and the first bytes of a body that
  * claims to be longer.
  */
-export function reset({ after }: { after?: { contentType: string; partial: string; claimedLength?: number } } = {}): Reply {
+export function reset({
+  after,
+}: {
+  after?: { contentType: string; partial: string; claimedLength?: number };
+} = {}): Reply {
   return ({ res, req }) => {
     const socket = req.socket;
     if (!after) {
       socket.resetAndDestroy();
       return;
     }
-    res.writeHead(200, { "content-type": after.contentType, "content-length": after.claimedLength ?? after.partial.length * 10 });
+    res.writeHead(200, {
+      "content-type": after.contentType,
+      "content-length": after.claimedLength ?? after.partial.length * 10,
+    });
     res.write(after.partial, () => {
       // Let the bytes leave before the reset, so the client has started reading the body.
       setTimeout(() => socket.resetAndDestroy(), 5);
@@ -258,7 +294,15 @@ export function reset({ after }: { after?: { contentType: string; partial: strin
 }
 
 /** Sends the status line, headers and part of the body, then nothing more: the body never completes. */
-export function stall({ contentType = "application/json", partial = '{"items":[', claimedLength = 1_000 }: { contentType?: string; partial?: string; claimedLength?: number } = {}): Reply {
+export function stall({
+  contentType = "application/json",
+  partial = '{"items":[',
+  claimedLength = 1_000,
+}: {
+  contentType?: string;
+  partial?: string;
+  claimedLength?: number;
+} = {}): Reply {
   return ({ res }) => {
     res.writeHead(200, { "content-type": contentType, "content-length": claimedLength });
     res.write(partial);

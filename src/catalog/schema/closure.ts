@@ -41,7 +41,10 @@ export class DefinitionIndex {
   selfContained<T extends JsonSchema>(schema: T): T {
     const keys = this.closure(schema);
     if (keys.length === 0 || typeof schema === "boolean") return schema;
-    return { ...(schema as object), $defs: Object.fromEntries(keys.map((key) => [key, this.definition(key)])) } as unknown as T;
+    return {
+      ...(schema as object),
+      $defs: Object.fromEntries(keys.map((key) => [key, this.definition(key)])),
+    } as unknown as T;
   }
 
   /** Bytes of `JSON.stringify(selfContained(schema))` in UTF-8, from cached sizes of the definitions. */

@@ -26,7 +26,10 @@ const ANNOTATIONS = new Set<string>(ANNOTATION_KEYWORDS);
  * between tools; nothing is modified in place). `name` is what the schema is known by: its property name or its
  * definition key. `top`: the schema is a tool's input or output object, whose `properties` clients look for.
  */
-export function compactSchema(schema: JsonSchema, { use, name, top = false }: { use: SchemaUse; name?: string; top?: boolean }): JsonSchema {
+export function compactSchema(
+  schema: JsonSchema,
+  { use, name, top = false }: { use: SchemaUse; name?: string; top?: boolean },
+): JsonSchema {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   let out: Record<string, unknown> | undefined;
   const set = (keyword: string, value: unknown): void => {
@@ -38,28 +41,48 @@ export function compactSchema(schema: JsonSchema, { use, name, top = false }: { 
     const value = schema[keyword];
     if (redundant({ schema, keyword, use, name, top })) set(keyword, undefined);
     else if (SINGLE.has(keyword)) changed(value, compactSchema(value as JsonSchema, { use }), (v) => set(keyword, v));
-    else if (ARRAY.has(keyword) && Array.isArray(value)) changed(value, compactList(value, use), (v) => set(keyword, v));
-    else if (MAP.has(keyword) && isRecord(value)) changed(value, compactMap(value, { use, names: keyword === "properties" }), (v) => set(keyword, v));
+    else if (ARRAY.has(keyword) && Array.isArray(value))
+      changed(value, compactList(value, use), (v) => set(keyword, v));
+    else if (MAP.has(keyword) && isRecord(value))
+      changed(value, compactMap(value, { use, names: keyword === "properties" }), (v) => set(keyword, v));
   }
   // A format clients do not know is said in words (output schemas are for validators only: it is just left out).
   const format = schema.format;
   if (format !== undefined && !(typeof format === "string" && ADVERTISED_FORMATS.has(format))) {
     set("format", undefined);
-    if (use === "input" && typeof format === "string") set("description", describeFormat({ description: (out ?? schema).description, format }));
+    if (use === "input" && typeof format === "string")
+      set("description", describeFormat({ description: (out ?? schema).description, format }));
   }
   return out ?? schema;
 }
 
-function redundant({ schema, keyword, use, name, top }: { schema: Record<string, unknown>; keyword: string; use: SchemaUse; name: string | undefined; top: boolean }): boolean {
+function redundant({
+  schema,
+  keyword,
+  use,
+  name,
+  top,
+}: {
+  schema: Record<string, unknown>;
+  keyword: string;
+  use: SchemaUse;
+  name: string | undefined;
+  top: boolean;
+}): boolean {
   const value = schema[keyword];
   if (use === "output" && (ANNOTATIONS.has(keyword) || keyword === "pattern")) return true;
   switch (keyword) {
     case "title":
-      return typeof value !== "string" || blank(value) || sameWords(value, name) || sameWords(value, schema.description);
+      return (
+        typeof value !== "string" || blank(value) || sameWords(value, name) || sameWords(value, schema.description)
+      );
     case "description":
       return typeof value === "string" && blank(value);
     case "examples":
-      return Array.isArray(value) && (value.length === 0 || (value.length === 1 && "default" in schema && sameJson(value[0], schema.default)));
+      return (
+        Array.isArray(value) &&
+        (value.length === 0 || (value.length === 1 && "default" in schema && sameJson(value[0], schema.default)))
+      );
     case "deprecated":
       return value === false;
     case "required":
@@ -83,7 +106,10 @@ function compactList(list: unknown[], use: SchemaUse): unknown[] {
 }
 
 /** Subschemas by name; under `properties` the names are property names, which a title may repeat. */
-function compactMap(map: Record<string, unknown>, { use, names }: { use: SchemaUse; names: boolean }): Record<string, unknown> {
+function compactMap(
+  map: Record<string, unknown>,
+  { use, names }: { use: SchemaUse; names: boolean },
+): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(map)) {
     const compacted = compactSchema(map[key] as JsonSchema, { use, ...(names ? { name: key } : {}) });

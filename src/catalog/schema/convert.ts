@@ -53,7 +53,10 @@ export class SchemaConverter implements KeywordWalker {
    * Converts a raw schema found at `pointer`. With `inline`, `$ref`s at the top are followed so the result is the
    * named schema itself: a tool's input or output must be an inline object, not a reference.
    */
-  convert(raw: unknown, { direction, pointer, inline = false }: { direction: Direction; pointer: string; inline?: boolean }): JsonSchema {
+  convert(
+    raw: unknown,
+    { direction, pointer, inline = false }: { direction: Direction; pointer: string; inline?: boolean },
+  ): JsonSchema {
     // The same raw schema comes back often (a component parameter used by a hundred operations): convert it once.
     // Results are shared, so callers copy before changing them.
     const memo = isObject(raw) ? this.memo[`${direction}${inline ? "Inline" : ""}`] : undefined;
@@ -64,7 +67,10 @@ export class SchemaConverter implements KeywordWalker {
     return result;
   }
 
-  private convertOnce(raw: unknown, { direction, pointer, inline }: { direction: Direction; pointer: string; inline: boolean }): JsonSchema {
+  private convertOnce(
+    raw: unknown,
+    { direction, pointer, inline }: { direction: Direction; pointer: string; inline: boolean },
+  ): JsonSchema {
     let schema = raw;
     let at = pointer;
     let named: string | undefined;
@@ -73,7 +79,8 @@ export class SchemaConverter implements KeywordWalker {
         const ref = schema.$ref;
         const target = localRefPointer(ref);
         const resolved = target === undefined ? undefined : this.graph.resolve(target);
-        if (target === undefined || resolved === undefined || hops >= MAX_REF_HOPS) return this.at(at, () => this.unresolved(ref));
+        if (target === undefined || resolved === undefined || hops >= MAX_REF_HOPS)
+          return this.at(at, () => this.unresolved(ref));
         schema = resolved;
         at = target;
         named = target;
@@ -153,7 +160,15 @@ export class SchemaConverter implements KeywordWalker {
 
   /** The keywords of one schema through their handlers, then what depends on several of them. */
   private keywords(raw: Record<string, unknown>, direction: Direction): Record<string, unknown> {
-    const site: KeywordSite = { walker: this, raw, out: {}, direction, keyword: "", value: undefined, removed: undefined };
+    const site: KeywordSite = {
+      walker: this,
+      raw,
+      out: {},
+      direction,
+      keyword: "",
+      value: undefined,
+      removed: undefined,
+    };
     for (const keyword in raw) {
       const handle = KEYWORD_HANDLERS.get(keyword);
       if (handle === undefined) continue;
@@ -197,7 +212,12 @@ export class SchemaConverter implements KeywordWalker {
       // A key pattern the server cannot run can be neither ignored nor assumed to match: the entry goes.
       const refused = keyword === "patternProperties" ? this.refusedBy(name) : "";
       if (refused) {
-        this.report("warning", "pattern-not-enforced", this.pointer(keyword, name), `pattern '${name}' cannot run in linear time (RE2: ${refused}); dropped`);
+        this.report(
+          "warning",
+          "pattern-not-enforced",
+          this.pointer(keyword, name),
+          `pattern '${name}' cannot run in linear time (RE2: ${refused}); dropped`,
+        );
         continue;
       }
       setOwn(out, name, this.child(value[name], direction, keyword, name));
@@ -230,7 +250,8 @@ export class SchemaConverter implements KeywordWalker {
   private required(value: unknown, out: Record<string, unknown>, removed: Set<string> | undefined): void {
     if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
       // Draft-03 style `required: true` on a property says nothing a 2020-12 validator can use.
-      if (value !== true && value !== false) this.lossy(`'required' must be a list of names, found ${preview(value)}; dropped`, "required");
+      if (value !== true && value !== false)
+        this.lossy(`'required' must be a list of names, found ${preview(value)}; dropped`, "required");
       return;
     }
     const names = [...new Set(value as string[])].filter((name) => !removed?.has(name));
@@ -291,14 +312,18 @@ function withNull(schema: Record<string, unknown>, nullable: boolean): Record<st
   if (typeof out.type === "string") out.type = out.type === "null" ? "null" : [out.type, "null"];
   else if (Array.isArray(out.type) && !out.type.includes("null")) out.type = [...out.type, "null"];
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-  const composite = out.allOf !== undefined || out.oneOf !== undefined || out.anyOf !== undefined || out.$ref !== undefined;
+  const composite =
+    out.allOf !== undefined || out.oneOf !== undefined || out.anyOf !== undefined || out.$ref !== undefined;
   if (out.type === undefined && composite) return { anyOf: [out, { type: "null" }] };
   return out;
 }
 
 /** A readable definition key from where the schema lives: `#/components/schemas/Pet` → `Pet`. */
 export function definitionName(pointer: string): string {
-  const segments = pointer.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const segments = pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
   const named =
     (segments.length === 3 && segments[0] === "components" && segments[1] === "schemas") ||
     (segments.length === 2 && (segments[0] === "definitions" || segments[0] === "$defs" || segments[0] === "schemas"));

@@ -4,7 +4,13 @@
 import { isObject, localRefPointer } from "../pointer.js";
 
 /** Adds the selecting property to each branch of `out` that a raw `$ref` branch of `raw` names. */
-export function markDiscriminatedBranches({ raw, out }: { raw: Record<string, unknown>; out: Record<string, unknown> }): void {
+export function markDiscriminatedBranches({
+  raw,
+  out,
+}: {
+  raw: Record<string, unknown>;
+  out: Record<string, unknown>;
+}): void {
   const discriminator = raw.discriminator;
   if (!isObject(discriminator) || typeof discriminator.propertyName !== "string") return;
   const property = discriminator.propertyName;
@@ -19,11 +25,19 @@ export function markDiscriminatedBranches({ raw, out }: { raw: Record<string, un
       if (target === undefined) return;
       const name = target.slice(target.lastIndexOf("/") + 1);
       const values = Object.entries(mapping)
-        .filter(([, ref]) => typeof ref === "string" && (ref === branch.$ref || ref === name || localRefPointer(ref) === target))
+        .filter(
+          ([, ref]) =>
+            typeof ref === "string" && (ref === branch.$ref || ref === name || localRefPointer(ref) === target),
+        )
         .map(([value]) => value);
       if (values.length === 0) values.push(name);
       const selector = values.length === 1 ? { const: values[0] } : { enum: values };
-      branches[i] = { ...(branches[i] as object), type: "object", properties: Object.fromEntries([[property, selector]]), required: [property] };
+      branches[i] = {
+        ...(branches[i] as object),
+        type: "object",
+        properties: Object.fromEntries([[property, selector]]),
+        required: [property],
+      };
     });
   }
 }

@@ -13,7 +13,12 @@ const INHERITED = new Set(Object.getOwnPropertyNames(Object.prototype));
 export function namesInheritedProperty(schema: JsonSchema): boolean {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return false;
   const properties = schema.properties;
-  if (typeof properties === "object" && properties !== null && Object.keys(properties).some((name) => INHERITED.has(name))) return true;
+  if (
+    typeof properties === "object" &&
+    properties !== null &&
+    Object.keys(properties).some((name) => INHERITED.has(name))
+  )
+    return true;
   for (const keyword of SINGLE_SCHEMA_KEYWORDS) if (namesInheritedProperty(schema[keyword] as JsonSchema)) return true;
   for (const keyword of SCHEMA_ARRAY_KEYWORDS) {
     const list = schema[keyword];
@@ -21,7 +26,12 @@ export function namesInheritedProperty(schema: JsonSchema): boolean {
   }
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = schema[keyword];
-    if (typeof map === "object" && map !== null && Object.values(map).some((item) => namesInheritedProperty(item as JsonSchema))) return true;
+    if (
+      typeof map === "object" &&
+      map !== null &&
+      Object.values(map).some((item) => namesInheritedProperty(item as JsonSchema))
+    )
+      return true;
   }
   return false;
 }

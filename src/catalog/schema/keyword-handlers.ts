@@ -50,7 +50,11 @@ const type: KeywordHandler = ({ walker, out, value }) => {
     out.format ??= "binary";
   } else if (typeof value === "string" && JSON_TYPES.has(value)) {
     out.type = value;
-  } else if (Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === "string" && JSON_TYPES.has(t))) {
+  } else if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((t) => typeof t === "string" && JSON_TYPES.has(t))
+  ) {
     out.type = [...new Set(value)];
   } else {
     walker.lossy(`'type' ${preview(value)} is not a JSON Schema type and was dropped`, "type");

@@ -80,7 +80,10 @@ const SUBSCHEMA_KIND = new Map<string, "single" | "array" | "map">([
  * Calls `visit` on every direct subschema of a raw schema, with the pointer segments leading to it. Iterates the
  * schema's own keys (most schemas have two or three) rather than probing every keyword.
  */
-export function forEachSubschema(schema: Record<string, unknown>, visit: (subschema: unknown, ...segments: string[]) => void): void {
+export function forEachSubschema(
+  schema: Record<string, unknown>,
+  visit: (subschema: unknown, ...segments: string[]) => void,
+): void {
   for (const keyword in schema) {
     const kind = SUBSCHEMA_KIND.get(keyword);
     if (kind === undefined) continue;
@@ -89,7 +92,8 @@ export function forEachSubschema(schema: Record<string, unknown>, visit: (subsch
       if (isObject(value)) for (const name in value) visit(value[name], keyword, name);
     } else if (Array.isArray(value)) {
       // `items` as an array is a draft-04 tuple.
-      if (kind === "array" || keyword === "items") for (let i = 0; i < value.length; i++) visit(value[i], keyword, String(i));
+      if (kind === "array" || keyword === "items")
+        for (let i = 0; i < value.length; i++) visit(value[i], keyword, String(i));
     } else if (kind === "single" && isObject(value)) {
       visit(value, keyword);
     }

@@ -37,7 +37,8 @@ export function propertyAccess(resolve: Resolve, property: unknown): number {
   let access = (property.readOnly === true ? READ_ONLY : 0) | (property.writeOnly === true ? WRITE_ONLY : 0);
   if (typeof property.$ref === "string") {
     const target = followRefs(resolve, property);
-    if (isObject(target)) access |= (target.readOnly === true ? READ_ONLY : 0) | (target.writeOnly === true ? WRITE_ONLY : 0);
+    if (isObject(target))
+      access |= (target.readOnly === true ? READ_ONLY : 0) | (target.writeOnly === true ? WRITE_ONLY : 0);
   }
   return access;
 }

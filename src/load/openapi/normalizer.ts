@@ -72,14 +72,22 @@ export class Normalizer {
       const target = localRefPointer(current.$ref);
       const resolved = target === undefined ? undefined : this.resolve(target);
       if (target === undefined || resolved === undefined || hops > 32) {
-        this.error({ code: "unresolved-ref", pointer: `${at}/$ref`, message: `$ref '${current.$ref}' does not resolve: nothing is at that place in the document` });
+        this.error({
+          code: "unresolved-ref",
+          pointer: `${at}/$ref`,
+          message: `$ref '${current.$ref}' does not resolve: nothing is at that place in the document`,
+        });
         return undefined;
       }
       current = resolved;
       at = target;
     }
     if (!isObject(current)) {
-      this.warn({ code: "invalid-object", pointer: at, message: `expected an object here, found ${JSON.stringify(current)?.slice(0, 40)}; ignored` });
+      this.warn({
+        code: "invalid-object",
+        pointer: at,
+        message: `expected an object here, found ${JSON.stringify(current)?.slice(0, 40)}; ignored`,
+      });
       return undefined;
     }
     return { value: current, pointer: at };
@@ -96,7 +104,11 @@ export class Normalizer {
   requestPath({ path, pointer }: { path: string; pointer: string }): string {
     const hash = path.indexOf("#");
     if (hash < 0) return path;
-    this.warn({ code: "path-fragment", pointer, message: `path ${path} has a fragment (${path.slice(hash)}); it is not part of a request and is left out` });
+    this.warn({
+      code: "path-fragment",
+      pointer,
+      message: `path ${path} has a fragment (${path.slice(hash)}); it is not part of a request and is left out`,
+    });
     return path.slice(0, hash);
   }
 
@@ -137,13 +149,23 @@ export function extensions(object: Record<string, unknown>): Record<string, unkn
 /** Security requirements: a list of objects mapping scheme names to scope lists; anything else is dropped. */
 export function requirements(value: unknown): Array<Record<string, string[]>> | undefined {
   if (!Array.isArray(value)) return undefined;
-  return value.filter(isObject).map((requirement) => Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, stringList(scopes)])));
+  return value
+    .filter(isObject)
+    .map((requirement) =>
+      Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, stringList(scopes)])),
+    );
 }
 
 export function trimTrailingSlash(url: string): string {
   return url.length > 1 ? url.replace(/\/+$/, "") : url;
 }
 
-export function unsupportedScheme({ reason, description }: { reason: string; description?: string | undefined }): ApiSecurityScheme {
+export function unsupportedScheme({
+  reason,
+  description,
+}: {
+  reason: string;
+  description?: string | undefined;
+}): ApiSecurityScheme {
   return { type: "unsupported", reason, ...(description ? { description } : {}) };
 }

@@ -2,7 +2,14 @@
 // parameters with `in: cookie` or `content`, `requestBody` and response `content` by media type, and
 // `components.securitySchemes`); the walk itself is walk.ts's.
 
-import type { ApiDocument, ApiEncoding, ApiMediaType, ApiParameter, ApiRequestBody, ApiSecurityScheme } from "../../catalog/document.js";
+import type {
+  ApiDocument,
+  ApiEncoding,
+  ApiMediaType,
+  ApiParameter,
+  ApiRequestBody,
+  ApiSecurityScheme,
+} from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { type Located, METHOD_KEYS, type NormalizeInput, Normalizer, text, unsupportedScheme } from "./normalizer.js";
@@ -25,15 +32,32 @@ export function normalizeOpenApi3(input: NormalizeInput & { version: string }): 
         parameters: parameters({ n, list: item.value.parameters, pointer: `${item.pointer}/parameters` }),
       }),
       readOperation: ({ operation, pointer, pathItem }) => ({
-        requestBody: operation.requestBody === undefined ? undefined : body({ n, value: operation.requestBody, pointer: `${pointer}/requestBody` }),
+        requestBody:
+          operation.requestBody === undefined
+            ? undefined
+            : body({ n, value: operation.requestBody, pointer: `${pointer}/requestBody` }),
         serverUrl: serverUrl({ n, servers: operation.servers, pointer: `${pointer}/servers` }) ?? pathItem.server,
-        parameters: mergeParameters({ pathLevel: pathItem.parameters, operationLevel: parameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }) }),
-        responses: readResponses({ n, value: operation.responses, pointer: `${pointer}/responses`, content: (response) => content({ value: response.value.content, pointer: `${response.pointer}/content` }) }),
+        parameters: mergeParameters({
+          pathLevel: pathItem.parameters,
+          operationLevel: parameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }),
+        }),
+        responses: readResponses({
+          n,
+          value: operation.responses,
+          pointer: `${pointer}/responses`,
+          content: (response) => content({ value: response.value.content, pointer: `${response.pointer}/content` }),
+        }),
       }),
     },
   });
   const { version } = input;
-  return assembleDocument({ n, format: `OpenAPI ${version}`, dialect: version.startsWith("3.0") ? "oas30" : "oas31", walked, securitySchemes: securitySchemes(n) });
+  return assembleDocument({
+    n,
+    format: `OpenAPI ${version}`,
+    dialect: version.startsWith("3.0") ? "oas30" : "oas31",
+    walked,
+    securitySchemes: securitySchemes(n),
+  });
 }
 
 function parameters({ n, list, pointer }: { n: Normalizer; list: unknown; pointer: string }): ApiParameter[] {
@@ -57,12 +81,28 @@ function parameters({ n, list, pointer }: { n: Normalizer; list: unknown; pointe
   return result;
 }
 
-function readParameter({ n, parameter: { value: p, pointer: at } }: { n: Normalizer; parameter: Located }): ApiParameter | null {
+function readParameter({
+  n,
+  parameter: { value: p, pointer: at },
+}: {
+  n: Normalizer;
+  parameter: Located;
+}): ApiParameter | null {
   if (typeof p.name !== "string" || typeof p.in !== "string" || !LOCATIONS.has(p.in)) {
-    n.warn({ code: "invalid-parameter", pointer: at, message: `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped` });
+    n.warn({
+      code: "invalid-parameter",
+      pointer: at,
+      message: `a parameter needs a name and 'in' of path, query, header or cookie (found in: ${JSON.stringify(p.in)}); skipped`,
+    });
     return null;
   }
-  const parameter: ApiParameter = { pointer: at, name: p.name, in: p.in as ParameterLocation, required: p.required === true, schemaPointer: `${at}/schema` };
+  const parameter: ApiParameter = {
+    pointer: at,
+    name: p.name,
+    in: p.in as ParameterLocation,
+    required: p.required === true,
+    schemaPointer: `${at}/schema`,
+  };
   let schema = p.schema;
   if (schema === undefined && isObject(p.content)) {
     const [mediaType, media] = Object.entries(p.content)[0] ?? [];
@@ -148,19 +188,35 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
   const base = description !== undefined ? { description } : {};
   switch (s.type) {
     case "apiKey":
-      if (typeof s.name === "string" && (s.in === "header" || s.in === "query" || s.in === "cookie")) return { ...base, type: "apiKey", in: s.in, name: s.name };
-      return unsupportedScheme({ reason: "an apiKey scheme needs a name and 'in' of header, query or cookie", description });
+      if (typeof s.name === "string" && (s.in === "header" || s.in === "query" || s.in === "cookie"))
+        return { ...base, type: "apiKey", in: s.in, name: s.name };
+      return unsupportedScheme({
+        reason: "an apiKey scheme needs a name and 'in' of header, query or cookie",
+        description,
+      });
     case "http":
-      return typeof s.scheme === "string" ? { ...base, type: "http", scheme: s.scheme } : unsupportedScheme({ reason: "an http scheme needs 'scheme'", description });
+      return typeof s.scheme === "string"
+        ? { ...base, type: "http", scheme: s.scheme }
+        : unsupportedScheme({ reason: "an http scheme needs 'scheme'", description });
     case "oauth2": {
       const flows = isObject(s.flows) ? s.flows : {};
       const clientCredentials = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
-      const tokenUrl = clientCredentials && typeof clientCredentials.tokenUrl === "string" ? n.absoluteUrl(clientCredentials.tokenUrl) : "";
+      const tokenUrl =
+        clientCredentials && typeof clientCredentials.tokenUrl === "string"
+          ? n.absoluteUrl(clientCredentials.tokenUrl)
+          : "";
       return {
         ...base,
         type: "oauth2",
         flows: Object.keys(flows),
-        ...(tokenUrl ? { clientCredentials: { tokenUrl, scopes: Object.keys(isObject(clientCredentials?.scopes) ? clientCredentials.scopes : {}) } } : {}),
+        ...(tokenUrl
+          ? {
+              clientCredentials: {
+                tokenUrl,
+                scopes: Object.keys(isObject(clientCredentials?.scopes) ? clientCredentials.scopes : {}),
+              },
+            }
+          : {}),
       };
     }
     case "openIdConnect":
@@ -168,6 +224,9 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
     case "mutualTLS":
       return unsupportedScheme({ reason: "mutual TLS client certificates are not supported", description });
     default:
-      return unsupportedScheme({ reason: `security scheme type ${JSON.stringify(s.type)} is not supported`, description });
+      return unsupportedScheme({
+        reason: `security scheme type ${JSON.stringify(s.type)} is not supported`,
+        description,
+      });
   }
 }

@@ -11,13 +11,27 @@ export function parameterKey(p: { in: string; name: string }): string {
 }
 
 /** Path-level parameters, overridden by operation-level ones with the same key. */
-export function withPathLevel<T>({ pathLevel, operationLevel, key }: { pathLevel: T[]; operationLevel: T[]; key: (p: T) => string }): T[] {
+export function withPathLevel<T>({
+  pathLevel,
+  operationLevel,
+  key,
+}: {
+  pathLevel: T[];
+  operationLevel: T[];
+  key: (p: T) => string;
+}): T[] {
   const overridden = new Set(operationLevel.map(key));
   return [...pathLevel.filter((p) => !overridden.has(key(p))), ...operationLevel];
 }
 
 /** An operation's parameters: its path item's, overridden by its own; the first of each where one is listed twice. */
-export function mergeParameters({ pathLevel, operationLevel }: { pathLevel: ApiParameter[]; operationLevel: ApiParameter[] }): ApiParameter[] {
+export function mergeParameters({
+  pathLevel,
+  operationLevel,
+}: {
+  pathLevel: ApiParameter[];
+  operationLevel: ApiParameter[];
+}): ApiParameter[] {
   return firstOfEach(withPathLevel({ pathLevel, operationLevel, key: parameterKey }));
 }
 
@@ -33,7 +47,17 @@ export function firstOfEach(parameters: ApiParameter[]): ApiParameter[] {
 }
 
 /** Each response by status (`x-*` keys are extensions), its content read by `content`. */
-export function readResponses({ n, value, pointer, content }: { n: Normalizer; value: unknown; pointer: string; content: (response: Located) => ApiMediaType[] }): ApiResponse[] {
+export function readResponses({
+  n,
+  value,
+  pointer,
+  content,
+}: {
+  n: Normalizer;
+  value: unknown;
+  pointer: string;
+  content: (response: Located) => ApiMediaType[];
+}): ApiResponse[] {
   if (!isObject(value)) return [];
   const result: ApiResponse[] = [];
   for (const [status, raw] of Object.entries(value)) {

@@ -21,11 +21,20 @@ interface Candidate {
 }
 
 /** The chosen server's URL; undefined when none is listed here (the level above then applies). */
-export function serverUrl({ n, servers, pointer }: { n: Normalizer; servers: unknown; pointer: string }): string | undefined {
+export function serverUrl({
+  n,
+  servers,
+  pointer,
+}: {
+  n: Normalizer;
+  servers: unknown;
+  pointer: string;
+}): string | undefined {
   if (!Array.isArray(servers) || servers.length === 0) return undefined;
   const candidates: Candidate[] = [];
   servers.forEach((server, i) => {
-    if (isObject(server) && typeof server.url === "string") candidates.push(substitute({ n, server, url: server.url, pointer: `${pointer}/${i}` }));
+    if (isObject(server) && typeof server.url === "string")
+      candidates.push(substitute({ n, server, url: server.url, pointer: `${pointer}/${i}` }));
   });
   const chosen = candidates.find((c) => c.url.startsWith("https://")) ?? candidates[0];
   if (!chosen) {
@@ -38,7 +47,17 @@ export function serverUrl({ n, servers, pointer }: { n: Normalizer; servers: unk
   return chosen.url;
 }
 
-function substitute({ n, server, url, pointer }: { n: Normalizer; server: Record<string, unknown>; url: string; pointer: string }): Candidate {
+function substitute({
+  n,
+  server,
+  url,
+  pointer,
+}: {
+  n: Normalizer;
+  server: Record<string, unknown>;
+  url: string;
+  pointer: string;
+}): Candidate {
   const variables = isObject(server.variables) ? server.variables : {};
   const candidate: Candidate = { url: "", diagnostics: [], used: Object.keys(variables) };
   const filled = url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
@@ -49,7 +68,12 @@ function substitute({ n, server, url, pointer }: { n: Normalizer; server: Record
     if (given !== undefined) {
       if (allowed && !allowed.includes(given.value)) {
         const message = `${given.place}: ${JSON.stringify(given.value)} is not a value server variable {${name}} allows (${allowed.map((v) => JSON.stringify(v)).join(", ")})`;
-        candidate.diagnostics.push({ severity: "error", code: "server-variable", pointer: `${pointer}/variables/${name}`, message });
+        candidate.diagnostics.push({
+          severity: "error",
+          code: "server-variable",
+          pointer: `${pointer}/variables/${name}`,
+          message,
+        });
       }
       return given.value;
     }

@@ -2,11 +2,27 @@
 // and `formData` fields become a request body, consumes/produces become media types, collectionFormat becomes
 // style and explode.
 
-import type { ApiDocument, ApiEncoding, ApiMediaType, ApiParameter, ApiRequestBody, ApiSecurityScheme } from "../../catalog/document.js";
+import type {
+  ApiDocument,
+  ApiEncoding,
+  ApiMediaType,
+  ApiParameter,
+  ApiRequestBody,
+  ApiSecurityScheme,
+} from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { ParameterLocation } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
-import { type Located, METHOD_KEYS, type NormalizeInput, Normalizer, stringList, text, trimTrailingSlash, unsupportedScheme } from "./normalizer.js";
+import {
+  type Located,
+  METHOD_KEYS,
+  type NormalizeInput,
+  Normalizer,
+  stringList,
+  text,
+  trimTrailingSlash,
+  unsupportedScheme,
+} from "./normalizer.js";
 import { firstOfEach, parameterKey, readResponses, withPathLevel } from "./operation-parts.js";
 import type { ServerVariableInput } from "./servers.js";
 import { assembleDocument, walkOperations } from "./walk.js";
@@ -36,13 +52,22 @@ export function normalizeSwagger2({ root, file, location, serverVariables }: Nor
       readOperation: ({ operation, pointer, pathItem }) => {
         const consumes = mediaTypes({ listed: operation.consumes, documentLevel: consumesAll });
         const produces = mediaTypes({ listed: operation.produces, documentLevel: producesAll });
-        const all = withPathLevel({ pathLevel: pathItem, operationLevel: rawParameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }), key: rawKey });
+        const all = withPathLevel({
+          pathLevel: pathItem,
+          operationLevel: rawParameters({ n, list: operation.parameters, pointer: `${pointer}/parameters` }),
+          key: rawKey,
+        });
         const parameters = all.filter((p) => p.raw.in !== "body" && p.raw.in !== "formData").map(toParameter);
         return {
           requestBody: body({ all, consumes, pointer }),
           serverUrl: server,
           parameters: firstOfEach(parameters),
-          responses: readResponses({ n, value: operation.responses, pointer: `${pointer}/responses`, content: (response) => responseContent({ response, produces }) }),
+          responses: readResponses({
+            n,
+            value: operation.responses,
+            pointer: `${pointer}/responses`,
+            content: (response) => responseContent({ response, produces }),
+          }),
         };
       },
     },
@@ -62,14 +87,28 @@ function serverUrl(n: Normalizer): string {
   const schemes = stringList(n.root.schemes).map((s) => s.toLowerCase());
   if (!host) return trimTrailingSlash(n.absoluteUrl(basePath || "/"));
   // Without `schemes`, the scheme is the one the document was fetched with; https for a local file.
-  const scheme = schemes.includes("https") ? "https" : (schemes[0] ?? (isUrl(n.location) ? new URL(n.location).protocol.slice(0, -1) : "https"));
-  return trimTrailingSlash(`${scheme}://${host}${basePath.startsWith("/") || basePath === "" ? basePath : `/${basePath}`}`);
+  const scheme = schemes.includes("https")
+    ? "https"
+    : (schemes[0] ?? (isUrl(n.location) ? new URL(n.location).protocol.slice(0, -1) : "https"));
+  return trimTrailingSlash(
+    `${scheme}://${host}${basePath.startsWith("/") || basePath === "" ? basePath : `/${basePath}`}`,
+  );
 }
 
 /** Swagger 2.0 has host, basePath and schemes, no server variables: values set for them are said to be ignored. */
-function noServerVariables({ n, serverVariables }: { n: Normalizer; serverVariables: ServerVariableInput | undefined }): void {
+function noServerVariables({
+  n,
+  serverVariables,
+}: {
+  n: Normalizer;
+  serverVariables: ServerVariableInput | undefined;
+}): void {
   for (const [name, { place }] of serverVariables?.values ?? []) {
-    n.warn({ code: "unused-server-variable", pointer: "/swagger", message: `${place}: Swagger 2.0 documents have no server variables; {${name}} is ignored (use --base-url to change the server)` });
+    n.warn({
+      code: "unused-server-variable",
+      pointer: "/swagger",
+      message: `${place}: Swagger 2.0 documents have no server variables; {${name}} is ignored (use --base-url to change the server)`,
+    });
     serverVariables?.used.add(name); // said here; not again as unused
   }
 }
@@ -87,7 +126,11 @@ function rawParameters({ n, list, pointer }: { n: Normalizer; list: unknown; poi
     if (!resolved) return;
     const p = resolved.value;
     if (typeof p.name !== "string" || !["path", "query", "header", "body", "formData"].includes(p.in as string)) {
-      n.warn({ code: "invalid-parameter", pointer: resolved.pointer, message: `a parameter needs a name and 'in' of path, query, header, body or formData; skipped` });
+      n.warn({
+        code: "invalid-parameter",
+        pointer: resolved.pointer,
+        message: `a parameter needs a name and 'in' of path, query, header, body or formData; skipped`,
+      });
       return;
     }
     result.push({ raw: p, pointer: resolved.pointer });
@@ -122,7 +165,15 @@ function styleOf(raw: Record<string, unknown>): [string, boolean] {
   return COLLECTION_FORMATS[typeof raw.collectionFormat === "string" ? raw.collectionFormat : "csv"] ?? ["form", false];
 }
 
-function body({ all, consumes, pointer }: { all: RawParameter[]; consumes: string[]; pointer: string }): ApiRequestBody | undefined {
+function body({
+  all,
+  consumes,
+  pointer,
+}: {
+  all: RawParameter[];
+  consumes: string[];
+  pointer: string;
+}): ApiRequestBody | undefined {
   const bodyParameter = all.find((p) => p.raw.in === "body");
   if (bodyParameter) {
     const description = text(bodyParameter.raw.description);
@@ -130,12 +181,18 @@ function body({ all, consumes, pointer }: { all: RawParameter[]; consumes: strin
       pointer: bodyParameter.pointer,
       required: bodyParameter.raw.required === true,
       ...(description !== undefined ? { description } : {}),
-      content: consumes.map((mediaType) => ({ mediaType, schema: bodyParameter.raw.schema ?? {}, schemaPointer: `${bodyParameter.pointer}/schema` })),
+      content: consumes.map((mediaType) => ({
+        mediaType,
+        schema: bodyParameter.raw.schema ?? {},
+        schemaPointer: `${bodyParameter.pointer}/schema`,
+      })),
     };
   }
   const fields = all.filter((p) => p.raw.in === "formData");
   if (fields.length === 0) return undefined;
-  const multipart = consumes.some((c) => c.toLowerCase().startsWith("multipart/form-data")) || fields.some((f) => f.raw.type === "file");
+  const multipart =
+    consumes.some((c) => c.toLowerCase().startsWith("multipart/form-data")) ||
+    fields.some((f) => f.raw.type === "file");
   const properties: Array<[string, unknown]> = [];
   const encoding: Array<[string, ApiEncoding]> = [];
   for (const field of fields) {
@@ -154,7 +211,11 @@ function body({ all, consumes, pointer }: { all: RawParameter[]; consumes: strin
     content: [
       {
         mediaType: multipart ? "multipart/form-data" : "application/x-www-form-urlencoded",
-        schema: { type: "object", properties: Object.fromEntries(properties), ...(required.length > 0 ? { required } : {}) },
+        schema: {
+          type: "object",
+          properties: Object.fromEntries(properties),
+          ...(required.length > 0 ? { required } : {}),
+        },
         schemaPointer: `${pointer}/parameters`,
         ...(encoding.length > 0 ? { encoding: Object.fromEntries(encoding) } : {}),
       },
@@ -163,8 +224,16 @@ function body({ all, consumes, pointer }: { all: RawParameter[]; consumes: strin
 }
 
 /** Swagger 2.0 gives a response one schema, sent as each media type the operation produces. */
-function responseContent({ response: { value: response, pointer }, produces }: { response: Located; produces: string[] }): ApiMediaType[] {
-  return response.schema === undefined ? [] : produces.map((mediaType) => ({ mediaType, schema: response.schema, schemaPointer: `${pointer}/schema` }));
+function responseContent({
+  response: { value: response, pointer },
+  produces,
+}: {
+  response: Located;
+  produces: string[];
+}): ApiMediaType[] {
+  return response.schema === undefined
+    ? []
+    : produces.map((mediaType) => ({ mediaType, schema: response.schema, schemaPointer: `${pointer}/schema` }));
 }
 
 function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
@@ -178,12 +247,31 @@ function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
     else if (raw.type === "apiKey" && typeof raw.name === "string" && (raw.in === "header" || raw.in === "query")) {
       result.push([name, { ...base, type: "apiKey", in: raw.in, name: raw.name }]);
     } else if (raw.type === "oauth2") {
-      const flow = raw.flow === "accessCode" ? "authorizationCode" : raw.flow === "application" ? "clientCredentials" : String(raw.flow);
+      const flow =
+        raw.flow === "accessCode"
+          ? "authorizationCode"
+          : raw.flow === "application"
+            ? "clientCredentials"
+            : String(raw.flow);
       const tokenUrl = typeof raw.tokenUrl === "string" ? n.absoluteUrl(raw.tokenUrl) : "";
       const scopes = Object.keys(isObject(raw.scopes) ? raw.scopes : {});
-      result.push([name, { ...base, type: "oauth2", flows: [flow], ...(flow === "clientCredentials" && tokenUrl ? { clientCredentials: { tokenUrl, scopes } } : {}) }]);
+      result.push([
+        name,
+        {
+          ...base,
+          type: "oauth2",
+          flows: [flow],
+          ...(flow === "clientCredentials" && tokenUrl ? { clientCredentials: { tokenUrl, scopes } } : {}),
+        },
+      ]);
     } else {
-      result.push([name, unsupportedScheme({ reason: `security definition type ${JSON.stringify(raw.type)} is not supported`, description })]);
+      result.push([
+        name,
+        unsupportedScheme({
+          reason: `security definition type ${JSON.stringify(raw.type)} is not supported`,
+          description,
+        }),
+      ]);
     }
   }
   return Object.fromEntries(result);

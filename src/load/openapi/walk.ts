@@ -2,7 +2,16 @@
 // out by its `x-mcp`, with the fields all versions write alike (ids, texts, tags, security, extensions). What a version
 // reads its own way (servers, parameters, bodies, responses, security schemes) it gives as a `VersionReader`.
 
-import type { ApiDocument, ApiExcludedOperation, ApiOperation, ApiParameter, ApiRequestBody, ApiResponse, ApiSecurityScheme, SchemaDialect } from "../../catalog/document.js";
+import type {
+  ApiDocument,
+  ApiExcludedOperation,
+  ApiOperation,
+  ApiParameter,
+  ApiRequestBody,
+  ApiResponse,
+  ApiSecurityScheme,
+  SchemaDialect,
+} from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
 import type { HttpMethod } from "../../catalog/types.js";
 import { extensions, type Located, type Normalizer, requirements, stringList, text } from "./normalizer.js";
@@ -36,7 +45,10 @@ interface WalkState<PathItem> {
   excludedOperations: ApiExcludedOperation[];
 }
 
-export function walkOperations<PathItem>({ n, reader }: { n: Normalizer; reader: VersionReader<PathItem> }): { operations: ApiOperation[]; excluded: ApiExcludedOperation[] } {
+export function walkOperations<PathItem>({ n, reader }: { n: Normalizer; reader: VersionReader<PathItem> }): {
+  operations: ApiOperation[];
+  excluded: ApiExcludedOperation[];
+} {
   const { root } = n;
   const state: WalkState<PathItem> = {
     n,
@@ -55,7 +67,15 @@ export function walkOperations<PathItem>({ n, reader }: { n: Normalizer; reader:
 }
 
 /** One path item's operations, in the order of the reader's methods. */
-function walkPathItem<PathItem>({ state, key, rawItem }: { state: WalkState<PathItem>; key: string; rawItem: unknown }): void {
+function walkPathItem<PathItem>({
+  state,
+  key,
+  rawItem,
+}: {
+  state: WalkState<PathItem>;
+  key: string;
+  rawItem: unknown;
+}): void {
   const { n, reader } = state;
   if (!isPathKey({ n, key })) return;
   const item = n.deref({ value: rawItem, pointer: joinPointer("/paths", key) });
@@ -71,8 +91,15 @@ function walkPathItem<PathItem>({ state, key, rawItem }: { state: WalkState<Path
       n.warn({ code: "invalid-operation", pointer, message: "an operation must be an object; skipped" });
       continue;
     }
-    const { mcp, excluded } = readOperationMcp({ n, operation, where: { pointer, method, path }, above: [pathMcp, state.documentMcp], excludedOperations: state.excludedOperations });
-    if (!excluded) state.operations.push(neutralOperation({ state, operation, where: { pointer, method, path }, pathItem, mcp }));
+    const { mcp, excluded } = readOperationMcp({
+      n,
+      operation,
+      where: { pointer, method, path },
+      above: [pathMcp, state.documentMcp],
+      excludedOperations: state.excludedOperations,
+    });
+    if (!excluded)
+      state.operations.push(neutralOperation({ state, operation, where: { pointer, method, path }, pathItem, mcp }));
   }
 }
 
@@ -93,7 +120,11 @@ function neutralOperation<PathItem>({
   const operationId = text(operation.operationId);
   const summary = text(operation.summary);
   const description = text(operation.description);
-  const { serverUrl, parameters, requestBody, responses } = state.reader.readOperation({ operation, pointer, pathItem });
+  const { serverUrl, parameters, requestBody, responses } = state.reader.readOperation({
+    operation,
+    pointer,
+    pathItem,
+  });
   return {
     pointer,
     method,

@@ -24,27 +24,54 @@ const FIELDS = ["exclude", "name", "title", "description", "effect", "annotation
 const EFFECTS: SideEffect[] = ["read", "write", "destructive"];
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 
-export function readMcpExtension({ n, owner, pointer, level }: { n: Normalizer; owner: Record<string, unknown>; pointer: string; level: McpLevel }): McpExtension | undefined {
+export function readMcpExtension({
+  n,
+  owner,
+  pointer,
+  level,
+}: {
+  n: Normalizer;
+  owner: Record<string, unknown>;
+  pointer: string;
+  level: McpLevel;
+}): McpExtension | undefined {
   const value = owner["x-mcp"];
   if (value === undefined) return undefined;
   const at = `${pointer}/x-mcp`;
   if (typeof value === "boolean") return { pointer: at, exclude: !value };
   if (!isObject(value)) {
-    n.error({ code: "invalid-x-mcp", pointer: at, message: `x-mcp must be true, false or an object, not ${shown(value)}; ignored` });
+    n.error({
+      code: "invalid-x-mcp",
+      pointer: at,
+      message: `x-mcp must be true, false or an object, not ${shown(value)}; ignored`,
+    });
     return undefined;
   }
   const extension: McpExtension = { pointer: at };
   const overrides: ApiToolOverrides = { pointer: at };
   for (const [key, field] of Object.entries(value)) {
     const place = joinPointer(at, key);
-    const bad = (expected: string): void => n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp ${key} must be ${expected}, not ${shown(field)}; ignored` });
+    const bad = (expected: string): void =>
+      n.error({
+        code: "invalid-x-mcp",
+        pointer: place,
+        message: `x-mcp ${key} must be ${expected}, not ${shown(field)}; ignored`,
+      });
     if (!FIELDS.includes(key)) {
-      n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp has no field '${key}'; it takes ${FIELDS.join(", ")}` });
+      n.error({
+        code: "invalid-x-mcp",
+        pointer: place,
+        message: `x-mcp has no field '${key}'; it takes ${FIELDS.join(", ")}`,
+      });
     } else if (key === "exclude") {
       if (typeof field === "boolean") extension.exclude = field;
       else bad("true or false");
     } else if (level !== "operation") {
-      n.warn({ code: "x-mcp-misplaced", pointer: place, message: `x-mcp ${key} applies to one operation, not to a whole ${level === "path" ? "path item" : "document"}; ignored` });
+      n.warn({
+        code: "x-mcp-misplaced",
+        pointer: place,
+        message: `x-mcp ${key} applies to one operation, not to a whole ${level === "path" ? "path item" : "document"}; ignored`,
+      });
     } else if (key === "name") {
       if (typeof field === "string" && TOOL_NAME_PATTERN.test(field)) overrides.name = field;
       else bad("a tool name of 1 to 64 letters, digits, '_', '.' or '-'");
@@ -70,7 +97,12 @@ export function readMcpExtension({ n, owner, pointer, level }: { n: Normalizer; 
 /** `x-*` keys of the Paths object are extensions, not paths; an `x-mcp` there is in the wrong place. */
 export function isPathKey({ n, key }: { n: Normalizer; key: string }): boolean {
   if (!key.startsWith("x-")) return true;
-  if (key === "x-mcp") n.warn({ code: "x-mcp-misplaced", pointer: "/paths/x-mcp", message: "x-mcp is read on the document, a path item or an operation, not on the paths object; ignored" });
+  if (key === "x-mcp")
+    n.warn({
+      code: "x-mcp-misplaced",
+      pointer: "/paths/x-mcp",
+      message: "x-mcp is read on the document, a path item or an operation, not on the paths object; ignored",
+    });
   return false;
 }
 
@@ -96,7 +128,12 @@ export function readOperationMcp({
   const excludedAt = excludedBy([mcp, ...above]);
   if (excludedAt === undefined) return { mcp, excluded: false };
   const operationId = text(operation.operationId);
-  excludedOperations.push({ ...where, ...(operationId !== undefined ? { operationId } : {}), tags: stringList(operation.tags), excludedBy: excludedAt });
+  excludedOperations.push({
+    ...where,
+    ...(operationId !== undefined ? { operationId } : {}),
+    tags: stringList(operation.tags),
+    excludedBy: excludedAt,
+  });
   return { mcp, excluded: true };
 }
 
@@ -106,19 +143,41 @@ export function excludedBy(levels: Array<McpExtension | undefined>): string | un
   return deciding?.exclude ? deciding.pointer : undefined;
 }
 
-function readAnnotations({ n, value, pointer }: { n: Normalizer; value: unknown; pointer: string }): ApiAnnotationOverrides | undefined {
+function readAnnotations({
+  n,
+  value,
+  pointer,
+}: {
+  n: Normalizer;
+  value: unknown;
+  pointer: string;
+}): ApiAnnotationOverrides | undefined {
   if (!isObject(value)) {
-    n.error({ code: "invalid-x-mcp", pointer, message: `x-mcp annotations must be an object, not ${shown(value)}; ignored` });
+    n.error({
+      code: "invalid-x-mcp",
+      pointer,
+      message: `x-mcp annotations must be an object, not ${shown(value)}; ignored`,
+    });
     return undefined;
   }
   const result: ApiAnnotationOverrides = {};
   for (const [key, field] of Object.entries(value)) {
     const place = joinPointer(pointer, key);
     if (key === "title" && typeof field === "string" && field.trim().length > 0) result.title = field;
-    else if ((HINTS as readonly string[]).includes(key) && typeof field === "boolean") result[key as (typeof HINTS)[number]] = field;
+    else if ((HINTS as readonly string[]).includes(key) && typeof field === "boolean")
+      result[key as (typeof HINTS)[number]] = field;
     else if (key === "title" || (HINTS as readonly string[]).includes(key)) {
-      n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp annotations ${key} must be ${key === "title" ? "a non-empty string" : "true or false"}, not ${shown(field)}; ignored` });
-    } else n.error({ code: "invalid-x-mcp", pointer: place, message: `x-mcp annotations have no field '${key}'; they take title, ${HINTS.join(", ")}` });
+      n.error({
+        code: "invalid-x-mcp",
+        pointer: place,
+        message: `x-mcp annotations ${key} must be ${key === "title" ? "a non-empty string" : "true or false"}, not ${shown(field)}; ignored`,
+      });
+    } else
+      n.error({
+        code: "invalid-x-mcp",
+        pointer: place,
+        message: `x-mcp annotations have no field '${key}'; they take title, ${HINTS.join(", ")}`,
+      });
   }
   return result;
 }
@@ -129,7 +188,11 @@ function checkClass({ n, overrides }: { n: Normalizer; overrides: ApiToolOverrid
   if (!annotations) return;
   const at = `${overrides.pointer}/annotations`;
   if (annotations.readOnlyHint === true && annotations.destructiveHint === true) {
-    n.error({ code: "x-mcp-contradiction", pointer: at, message: "x-mcp annotations: readOnlyHint and destructiveHint cannot both be true; both ignored" });
+    n.error({
+      code: "x-mcp-contradiction",
+      pointer: at,
+      message: "x-mcp annotations: readOnlyHint and destructiveHint cannot both be true; both ignored",
+    });
     delete annotations.readOnlyHint;
     delete annotations.destructiveHint;
   }
@@ -139,7 +202,11 @@ function checkClass({ n, overrides }: { n: Normalizer; overrides: ApiToolOverrid
     ["destructiveHint", effect === "destructive"],
   ] as const) {
     if (annotations[hint] === undefined || annotations[hint] === holds) continue;
-    n.error({ code: "x-mcp-contradiction", pointer: `${at}/${hint}`, message: `x-mcp annotations ${hint}: ${annotations[hint]} contradicts effect: ${effect}; the hint is ignored` });
+    n.error({
+      code: "x-mcp-contradiction",
+      pointer: `${at}/${hint}`,
+      message: `x-mcp annotations ${hint}: ${annotations[hint]} contradicts effect: ${effect}; the hint is ignored`,
+    });
     delete annotations[hint];
   }
 }
