@@ -1,8 +1,33 @@
-// Helpers for the streamable HTTP tests: a connected SDK client, and raw requests (fetch cannot set Host).
+// Helpers for the streamable HTTP tests: a server over a fake provider, a connected SDK client, and raw requests
+// (fetch cannot set Host).
 
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type HttpHandle, type HttpOptions, serveHttp } from "../../src/server/http.js";
+import { FakeProvider } from "./fake-provider.js";
+
+/** `serveHttp` on a free loopback port over a FakeProvider, its log lines kept; `cleanups` closes it. */
+export async function serveFake({
+  cleanups,
+  options = {},
+}: {
+  cleanups: Array<() => unknown>;
+  options?: Partial<HttpOptions>;
+}): Promise<{ handle: HttpHandle; provider: FakeProvider; logs: string[] }> {
+  const provider = new FakeProvider();
+  const logs: string[] = [];
+  const handle = await serveHttp({
+    provider,
+    name: "test",
+    version: "1.0.0",
+    port: 0,
+    log: (l) => logs.push(l),
+    ...options,
+  });
+  cleanups.push(() => handle.close());
+  return { handle, provider, logs };
+}
 
 export async function connectClient(
   url: string,

@@ -2,30 +2,16 @@
 // endpoint's own answers (health, 404, guard refusals, body limit) checked with raw requests.
 
 import { afterEach, describe, expect, it } from "vitest";
-import { type HttpHandle, type HttpOptions, serveHttp } from "../../src/server/http.js";
-import { FakeProvider } from "./fake-provider.js";
-import { connectClient, INITIALIZE, mcpHeaders, raw } from "./http-support.js";
+import type { HttpOptions } from "../../src/server/http.js";
+import { connectClient, INITIALIZE, mcpHeaders, raw, serveFake } from "./http-support.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(
-  options: Partial<HttpOptions> = {},
-): Promise<{ handle: HttpHandle; provider: FakeProvider; logs: string[] }> {
-  const provider = new FakeProvider();
-  const logs: string[] = [];
-  const handle = await serveHttp({
-    provider,
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, provider, logs };
+function serve(options: Partial<HttpOptions> = {}) {
+  return serveFake({ cleanups, options });
 }
 
 async function client(url: string) {

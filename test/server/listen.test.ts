@@ -4,8 +4,8 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isUserError } from "../../src/catalog/errors.js";
-import { type HttpOptions, serveHttp } from "../../src/server/http.js";
-import { FakeProvider } from "./fake-provider.js";
+import type { HttpOptions } from "../../src/server/http.js";
+import { serveFake } from "./http-support.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -13,18 +13,8 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-async function serve(options: Partial<HttpOptions> = {}) {
-  const logs: string[] = [];
-  const handle = await serveHttp({
-    provider: new FakeProvider(),
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, logs };
+function serve(options: Partial<HttpOptions> = {}) {
+  return serveFake({ cleanups, options });
 }
 
 async function takenPort(): Promise<number> {

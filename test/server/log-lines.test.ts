@@ -3,9 +3,8 @@
 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { boundedLog } from "../../src/server/log-lines.js";
-import { type HttpOptions, serveHttp } from "../../src/server/http.js";
-import { FakeProvider } from "./fake-provider.js";
-import { INITIALIZE, mcpHeaders, raw } from "./http-support.js";
+import type { HttpOptions } from "../../src/server/http.js";
+import { INITIALIZE, mcpHeaders, raw, serveFake } from "./http-support.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -14,18 +13,8 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-async function serve(options: Partial<HttpOptions> = {}) {
-  const logs: string[] = [];
-  const handle = await serveHttp({
-    provider: new FakeProvider(),
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, logs };
+function serve(options: Partial<HttpOptions> = {}) {
+  return serveFake({ cleanups, options });
 }
 
 describe("the HTTP server's log", () => {

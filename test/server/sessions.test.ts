@@ -3,10 +3,9 @@
 // is refused with 503 and Retry-After. Raw requests, so no client holds a notification stream open.
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type HttpHandle, type HttpOptions, serveHttp } from "../../src/server/http.js";
+import type { HttpHandle, HttpOptions } from "../../src/server/http.js";
 import { SessionTable } from "../../src/server/sessions.js";
-import { FakeProvider } from "./fake-provider.js";
-import { connectClient, INITIALIZE, mcpHeaders, raw } from "./http-support.js";
+import { connectClient, INITIALIZE, mcpHeaders, raw, serveFake } from "./http-support.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -14,19 +13,8 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-async function serve(options: Partial<HttpOptions> = {}) {
-  const provider = new FakeProvider();
-  const logs: string[] = [];
-  const handle = await serveHttp({
-    provider,
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, provider, logs };
+function serve(options: Partial<HttpOptions> = {}) {
+  return serveFake({ cleanups, options });
 }
 
 /** An initialize POST; the session id when one was issued. */

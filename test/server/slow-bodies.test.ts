@@ -4,9 +4,8 @@
 // overall, get 503 with Retry-After and the connection closed, while other callers are served.
 
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type HttpOptions, serveHttp } from "../../src/server/http.js";
-import { FakeProvider } from "./fake-provider.js";
-import { INITIALIZE, mcpHeaders, raw } from "./http-support.js";
+import type { HttpOptions } from "../../src/server/http.js";
+import { INITIALIZE, mcpHeaders, raw, serveFake } from "./http-support.js";
 import { paddedInitialize, peer as connectPeer, postHead, trickle } from "./slow-peer.js";
 
 const cleanups: Array<() => unknown> = [];
@@ -21,18 +20,8 @@ async function peer(port: number) {
   return connected;
 }
 
-async function serve(options: Partial<HttpOptions> = {}) {
-  const logs: string[] = [];
-  const handle = await serveHttp({
-    provider: new FakeProvider(),
-    name: "test",
-    version: "1.0.0",
-    port: 0,
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  cleanups.push(() => handle.close());
-  return { handle, logs };
+function serve(options: Partial<HttpOptions> = {}) {
+  return serveFake({ cleanups, options });
 }
 
 describe("time to receive a request", () => {
