@@ -30,6 +30,7 @@ import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
 import { Masker, maskText, maskValue } from "./secrets.js";
+import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
   type ApprovalAnswer,
   ArgumentError,
@@ -95,6 +96,8 @@ type Prepared = {
   secrets: string[];
   invalidate?: () => void;
   placeholders?: string[];
+  /** The parent-id our `traceparent` header gives this request, when it carries one (trace-context.ts). */
+  spanId?: string;
 };
 /** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
 export type PrepareContext = CallContext & { dryRun?: boolean };
@@ -214,8 +217,9 @@ export class Engine implements ToolProvider {
         ...(context.signal ? { signal: context.signal } : {}),
         ...(context.dryRun ? { placeholders: true } : {}),
       });
+      const traced = withTrace(applied.request, context.trace);
       // Values taken from the environment into static headers are treated as secrets too.
-      return { tool, ...applied, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
+      return { tool, ...applied, ...traced, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
     } catch (error) {
       if (error instanceof ArgumentError) {
         return {
@@ -233,9 +237,11 @@ export class Engine implements ToolProvider {
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const started = performance.now();
+    // Named on the audit line whenever the client sent a valid one, also for calls that stop before a request.
+    const traceId = parseTraceparent(context.trace?.traceparent)?.traceId;
     const record = (
       outcome: AuditOutcome,
-      extra: { request?: PreparedRequest; status?: number; secrets?: string[] } = {},
+      extra: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string } = {},
     ): void => {
       if (!this.options.audit) return;
       const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
@@ -244,6 +250,8 @@ export class Engine implements ToolProvider {
           {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
+            ...(traceId ? { traceId } : {}),
+            ...(extra.request && extra.spanId ? { spanId: extra.spanId } : {}),
             tool: name,
             ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
             // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
@@ -306,6 +314,7 @@ export class Engine implements ToolProvider {
     record(outcome.outcome, {
       request: prepared.request,
       secrets,
+      ...(prepared.spanId ? { spanId: prepared.spanId } : {}),
       ...(outcome.response ? { status: outcome.response.status } : {}),
     });
     const result =
@@ -415,6 +424,22 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   redirect: "The API sent the request elsewhere, and that was not followed.",
   invalid: "Nothing was sent; the request as configured cannot be sent over HTTP.",
 };
+
+/**
+ * The request with the client's trace context carried on (trace-context.ts). A `traceparent` or `tracestate` the
+ * request already has (the operation's own header parameter, a static header, a credential) is what the document
+ * and the operator asked to send, so it is kept and none of ours is added: the client's trace is observability,
+ * theirs is the request's content, and the two headers only make sense as a pair from one source.
+ */
+function withTrace(
+  request: PreparedRequest,
+  incoming: CallContext["trace"],
+): { request: PreparedRequest; spanId?: string } {
+  if (!incoming || "traceparent" in request.headers || "tracestate" in request.headers) return { request };
+  const outgoing = childTrace(incoming);
+  if (!outgoing) return { request };
+  return { request: { ...request, headers: { ...request.headers, ...outgoing.headers } }, spanId: outgoing.spanId };
+}
 
 /**
  * Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder.

@@ -96,11 +96,15 @@ export function createMcpServer({
     // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
     if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
     const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};
+    // W3C trace context in `_meta` (2025-11-25 allows any `_meta`; 2026-07-28 names these two): passed as it came,
+    // the engine reads it strictly and ignores what is invalid.
+    const { traceparent, tracestate } = request.params._meta ?? {};
+    const trace = traceparent !== undefined ? { trace: { traceparent, tracestate } } : {};
     const call = (signal: AbortSignal): Promise<ToolResult> => {
       // Asks the human about this call, on this call's stream, withdrawn when the call is cancelled.
       const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
         askApproval({ server, request: asked, signal, relatedRequestId: extra.requestId, log });
-      return provider.callTool(tool, args ?? {}, { signal, ...session, approve });
+      return provider.callTool(tool, args ?? {}, { signal, ...session, ...trace, approve });
     };
     try {
       const result: ToolResult = await (calls ? calls.run(extra.signal, call) : call(extra.signal));
