@@ -59,6 +59,18 @@ describe("one HTTP endpoint, both eras", () => {
     },
   );
 
+  it("a 2026-07-28 client's cancellation (it closes the request's stream) aborts the call", async () => {
+    const { handle, provider } = await serveFake({ cleanups });
+    const { client } = await connectModern(handle.url);
+    const controller = new AbortController();
+    const pending = client.callTool({ name: "slow", arguments: { ms: 10_000 } }, { signal: controller.signal });
+    pending.catch(() => {});
+    const call = await provider.started();
+    controller.abort();
+    expect(await call.done).toMatchObject({ isError: true, content: [{ type: "text", text: "cancelled" }] });
+    await expect(pending).rejects.toThrow();
+  });
+
   it("an unknown tool is a JSON-RPC error to a 2026-07-28 client too", async () => {
     const { handle } = await serveFake({ cleanups });
     const { client } = await connectModern(handle.url);
