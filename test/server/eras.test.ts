@@ -79,12 +79,15 @@ describe("one HTTP endpoint, both eras", () => {
 });
 
 describe("one stdio server, either era per connection", () => {
-  it.each<[string, ClientOptions, "modern" | "legacy"]>([
-    ["pinned to 2026-07-28", PIN_2026, "modern"],
-    ["negotiating (auto)", { versionNegotiation: { mode: "auto" } }, "modern"],
-    ["speaking 2025 (its default)", {}, "legacy"],
-  ])("serves the SDK v2 client %s", async (_, options, era) => {
-    const transport = new ModernStdio({ command: process.execPath, args: [FIXTURE], stderr: "pipe" });
+  it.each<[string, ClientOptions, "modern" | "legacy", string[]]>([
+    ["pinned to 2026-07-28", PIN_2026, "modern", []],
+    ["negotiating (auto)", { versionNegotiation: { mode: "auto" } }, "modern", []],
+    ["speaking 2025 (its default)", {}, "legacy", []],
+    // The listing serialized: 2025's initialize and first tools/list are answered before the SDK loads (early.ts).
+    ["pinned to 2026-07-28, with early answers on", PIN_2026, "modern", ["--listed"]],
+    ["speaking 2025, with early answers on", {}, "legacy", ["--listed"]],
+  ])("serves the SDK v2 client %s", async (_, options, era, flags) => {
+    const transport = new ModernStdio({ command: process.execPath, args: [FIXTURE, ...flags], stderr: "pipe" });
     const client = new ModernClient({ name: "modern-client", version: "0.0.0" }, options);
     const errors: Error[] = [];
     client.onerror = (error) => errors.push(error);
