@@ -63,8 +63,11 @@ export interface ApprovalRequest {
   timeoutMs: number;
 }
 
-/** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
-export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
+/**
+ * accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask;
+ * input-required: the client speaks MCP 2026-07-28, where the question is an `input_required` result not given yet.
+ */
+export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported" | "input-required";
 
 /**
  * A tools/list entry as served. The engine's carry every annotation; dynamic mode's three tools only those that
