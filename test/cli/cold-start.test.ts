@@ -37,11 +37,11 @@ async function loadedBy(args: string[]): Promise<string[]> {
   expect(listed.result.tools.length).toBeGreaterThan(0);
   await peer.close();
   const loaded = readFileSync(record, "utf8").split("\n").filter(Boolean);
-  // The record holds what it should: the SDK (an ES module) and the Ajv core it requires (CommonJS).
+  // The record holds what it should: the SDK (an ES module) and commander (CommonJS).
   expect(
-    loaded.some((module) => /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(module)),
+    loaded.some((module) => /@modelcontextprotocol[\\/]server[\\/]dist[\\/]index\.mjs$/.test(module)),
   ).toBe(true);
-  expect(loaded.some((module) => /[\\/]ajv[\\/]dist[\\/]core\.js$/.test(module))).toBe(true);
+  expect(loaded.some((module) => /[\\/]commander[\\/]index\.js$/.test(module))).toBe(true);
   return loaded;
 }
 
