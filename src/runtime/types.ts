@@ -60,6 +60,30 @@ export interface ApprovalRequest {
 /** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
 export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
 
+/** A call begun by a client that answers approval later (Engine.beginCall). */
+export interface StartCall {
+  name: string;
+  args: unknown;
+  /** The verified caller (endpoint auth), whom the approval state is bound to; none without endpoint auth. */
+  principal?: string;
+  context?: CallContext;
+}
+
+/** What to ask before a begun call is sent, under `questionId`, and the state to bring back with the answer. */
+export interface PendingApproval {
+  questionId: string;
+  request: ApprovalRequest;
+  /** Opaque to the client, signed and expiring: sent back as it came, it lets any replica resume the call. */
+  state: string;
+}
+
+/** The same call again, with the state it was given and the person's answer (Engine.resumeCall). */
+export interface ResumeCall extends StartCall {
+  state: unknown;
+  /** The answer, or how to find it by the question's id (the key it was asked under). */
+  answer: ApprovalAnswer | ((questionId: string) => ApprovalAnswer);
+}
+
 /**
  * A tools/list entry as served. The engine's carry every annotation; dynamic mode's three tools only those that
  * differ from MCP's defaults, to keep their up-front cost small.
