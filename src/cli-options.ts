@@ -64,6 +64,12 @@ function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: str
     });
   }
   // Comma-separated, as a generated server reads a list from its variable.
-  const values = option.kind === "list" ? text.split(",").map((v) => v.trim()).filter(Boolean) : [text];
+  const values =
+    option.kind === "list"
+      ? text
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean)
+      : [text];
   return { values, source: option.cliEnv! };
 }
