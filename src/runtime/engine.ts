@@ -35,9 +35,9 @@ import {
   type ApprovalAnswer,
   type ApprovalRequest,
   ArgumentError,
+  type BegunCall,
   type CallContext,
   type OutputValidation,
-  type PendingApproval,
   type PreparedRequest,
   type ResumeCall,
   type StartCall,
@@ -286,12 +286,7 @@ export class Engine implements ToolProvider {
    * stateless HTTP): as callTool, except that a call needing approval ends here with what to ask and a signed
    * state bound to the tool, the arguments and the caller; nothing is sent until resumeCall gets it back approved.
    */
-  async beginCall({
-    name,
-    args,
-    principal,
-    context = {},
-  }: StartCall): Promise<{ result: ToolResult } | { approval: PendingApproval }> {
+  async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
     const record = this.recorder({ name, args, context });
     const denied = this.denied(name, record);
     if (denied) return { result: denied };

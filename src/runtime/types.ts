@@ -77,6 +77,9 @@ export interface PendingApproval {
   state: string;
 }
 
+/** A begun call: its result, or the approval it waits for. */
+export type BegunCall = { result: ToolResult } | { approval: PendingApproval };
+
 /** The same call again, with the state it was given and the person's answer (Engine.resumeCall). */
 export interface ResumeCall extends StartCall {
   state: unknown;
@@ -104,6 +107,10 @@ export interface ToolProvider {
   hasTool(name: string): boolean;
   /** Never rejects for a failed call: failures are results with `isError: true`. */
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;
+  /** For clients that answer approval later: a call needing it ends with what to ask and a signed state. */
+  beginCall?(call: StartCall): Promise<BegunCall>;
+  /** The call a state from beginCall stands for, with the person's answer: checked, then sent if approved. */
+  resumeCall?(call: ResumeCall): Promise<ToolResult>;
 }
 
 export type OutputValidation = "strict" | "warn" | "off";

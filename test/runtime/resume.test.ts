@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import type { AuditRecord } from "../../src/runtime/audit.js";
+import { DynamicProvider } from "../../src/runtime/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { parsePolicies } from "../../src/runtime/policy.js";
 import { RequestStates } from "../../src/runtime/request-state.js";
@@ -183,5 +184,22 @@ describe("nothing is sent", () => {
     const answer = (id: string) => (id === "approve_other" ? "accept" : "cancel");
     expect(text(await resume(replica(), approval, { answer }))).toContain("cancelled the approval");
     expect(upstream.requests).toHaveLength(0);
+  });
+});
+
+describe("dynamic mode (call_tool)", () => {
+  it("binds the tool call_tool calls, and resumes it on another replica", async () => {
+    const dynamic = (engine: Engine) => new DynamicProvider({ engine, catalog });
+    const call = { name: "call_tool", args: { name: "deletePet", arguments: { petId: 7 } }, principal: "alice" };
+    const begun = await dynamic(replica()).beginCall(call);
+    if (!("approval" in begun)) throw new Error("expected an approval");
+    expect(begun.approval.request.tool).toBe("deletePet");
+    const other = { ...call, args: { name: "getPet", arguments: { petId: 7 } } };
+    const refused = await dynamic(replica()).resumeCall({ ...other, state: begun.approval.state, answer: "accept" });
+    expect(text(refused)).toContain("the approval was given for another tool");
+    expect(upstream.requests).toHaveLength(0);
+    const result = await dynamic(replica()).resumeCall({ ...call, state: begun.approval.state, answer: "accept" });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.only().url).toBe("/pets/7");
   });
 });
