@@ -74,7 +74,7 @@ describe("layering", () => {
       .filter((file) => moduleOf(file) !== "server")
       .flatMap((file) =>
         imports(file)
-          .filter((i) => i.specifier.startsWith("@modelcontextprotocol/sdk"))
+          .filter((i) => /^@modelcontextprotocol\/(sdk|server|client|core)(\/|$)/.test(i.specifier))
           .map((i) => `${relative(SRC, file)} → ${i.specifier}`),
       );
     expect(offending).toEqual([]);

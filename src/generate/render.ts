@@ -29,8 +29,9 @@ const RENAMED: Record<string, string> = {
   dockerignore: ".dockerignore",
   gitignore: ".gitignore",
 };
-const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/sdk", "ajv", "ajv-formats", "jose", "re2js", "undici", "yaml"];
-const DEVELOPMENT_DEPENDENCIES = ["@types/node", "typescript"];
+const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ajv", "ajv-formats", "jose", "re2js", "undici", "yaml"];
+// The smoke test's MCP client.
+const DEVELOPMENT_DEPENDENCIES = ["@modelcontextprotocol/client", "@types/node", "typescript"];
 
 function handlebars(): typeof Handlebars {
   const instance = Handlebars.create();

@@ -31,6 +31,7 @@ import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
 import { Masker, maskText, maskValue } from "./secrets.js";
+import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
   type ApprovalAnswer,
   type ApprovalRequest,
@@ -107,6 +108,8 @@ type Prepared = {
   secrets: string[];
   invalidate?: () => void;
   placeholders?: string[];
+  /** The parent-id our `traceparent` header gives this request, when it carries one (trace-context.ts). */
+  spanId?: string;
 };
 /** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
 export type PrepareContext = CallContext & { dryRun?: boolean };
@@ -114,7 +117,7 @@ type Stopped = { error: ToolResult; outcome: AuditOutcome };
 type Checked = { tool: Tool; given: unknown };
 type Recorder = (
   outcome: AuditOutcome,
-  extra?: { request?: PreparedRequest; status?: number; secrets?: string[] },
+  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string },
 ) => void;
 
 export class Engine implements ToolProvider {
@@ -245,8 +248,9 @@ export class Engine implements ToolProvider {
         ...(context.signal ? { signal: context.signal } : {}),
         ...(context.dryRun ? { placeholders: true } : {}),
       });
+      const traced = withTrace(applied.request, context.trace);
       // Values taken from the environment into static headers are treated as secrets too.
-      return { tool, ...applied, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
+      return { tool, ...applied, ...traced, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
     } catch (error) {
       if (error instanceof ArgumentError) {
         return {
@@ -351,6 +355,8 @@ export class Engine implements ToolProvider {
   /** One audit line per call, timed from now. */
   private recorder({ name, args, context }: { name: string; args: unknown; context: CallContext }): Recorder {
     const started = performance.now();
+    // Named on the audit line whenever the client sent a valid one, also for calls that stop before a request.
+    const traceId = parseTraceparent(context.trace?.traceparent)?.traceId;
     return (outcome, extra = {}) => {
       if (!this.options.audit) return;
       const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
@@ -359,6 +365,8 @@ export class Engine implements ToolProvider {
           {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
+            ...(traceId ? { traceId } : {}),
+            ...(extra.request && extra.spanId ? { spanId: extra.spanId } : {}),
             tool: name,
             ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
             // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
@@ -428,6 +436,7 @@ export class Engine implements ToolProvider {
     record(outcome.outcome, {
       request: prepared.request,
       secrets,
+      ...(prepared.spanId ? { spanId: prepared.spanId } : {}),
       ...(outcome.response ? { status: outcome.response.status } : {}),
     });
     const result =
@@ -538,6 +547,8 @@ const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => 
   timeout: (tool) => `${tool} was not sent: nobody approved it in time.`,
   unsupported: (tool) =>
     `${tool} needs a person's approval before each call, and this client cannot ask for it (no MCP elicitation), so nothing was sent. An operator can allow it with --policy ${tool}=allow.`,
+  "input-required": (tool) =>
+    `${tool} needs a person's approval before each call. This client speaks MCP 2026-07-28, which asks through an input_required result that this server does not give yet, so nothing was sent. A client on MCP 2025-11-25 can approve it; an operator can allow it with --policy ${tool}=allow.`,
 };
 
 const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
@@ -547,6 +558,22 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   redirect: "The API sent the request elsewhere, and that was not followed.",
   invalid: "Nothing was sent; the request as configured cannot be sent over HTTP.",
 };
+
+/**
+ * The request with the client's trace context carried on (trace-context.ts). A `traceparent` or `tracestate` the
+ * request already has (the operation's own header parameter, a static header, a credential) is what the document
+ * and the operator asked to send, so it is kept and none of ours is added: the client's trace is observability,
+ * theirs is the request's content, and the two headers only make sense as a pair from one source.
+ */
+function withTrace(
+  request: PreparedRequest,
+  incoming: CallContext["trace"],
+): { request: PreparedRequest; spanId?: string } {
+  if (!incoming || "traceparent" in request.headers || "tracestate" in request.headers) return { request };
+  const outgoing = childTrace(incoming);
+  if (!outgoing) return { request };
+  return { request: { ...request, headers: { ...request.headers, ...outgoing.headers } }, spanId: outgoing.spanId };
+}
 
 /**
  * Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder.

@@ -4,6 +4,7 @@
 import { OpenApiMcpError } from "../catalog/errors.js";
 import type { ListedTool } from "../catalog/listing.js";
 import type { ToolAnnotations } from "../catalog/types.js";
+import type { IncomingTrace } from "./trace-context.js";
 
 export type ContentBlock =
   | { type: "text"; text: string }
@@ -42,6 +43,11 @@ export interface CallContext {
    * Absent: approval cannot be asked for, so a call that needs it is refused.
    */
   approve?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /**
+   * The W3C trace context the client sent with the call (MCP `_meta.traceparent`/`tracestate`), as it came: the
+   * engine reads it strictly and ignores it when invalid (trace-context.ts).
+   */
+  trace?: IncomingTrace;
 }
 
 /** What the human is shown before a call that needs approval: secrets already masked. */
@@ -57,8 +63,11 @@ export interface ApprovalRequest {
   timeoutMs: number;
 }
 
-/** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
-export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
+/**
+ * accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask;
+ * input-required: the client speaks MCP 2026-07-28, where the question is an `input_required` result not given yet.
+ */
+export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported" | "input-required";
 
 /** A call begun by a client that answers approval later (Engine.beginCall). */
 export interface StartCall {

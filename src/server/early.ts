@@ -11,7 +11,8 @@ import type { Readable, Writable } from "node:stream";
 import type { ListingJson } from "../runtime/types.js";
 import { jsonToolPage, rawJson } from "./pages.js";
 
-// The SDK's protocol versions (its types.ts), which test/server/early.test.ts checks against the SDK installed.
+// The SDK's 2025-era protocol versions, which test/server/early.test.ts checks against the SDK installed. A
+// 2026-07-28 client opens with `server/discover`, not answered here: the SDK loads at once and answers it.
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 export const SUPPORTED_PROTOCOL_VERSIONS = [
   LATEST_PROTOCOL_VERSION,

@@ -1,15 +1,26 @@
-// The `/mcp` endpoint behind the HTTP guard: which SDK transport a request goes to. Stateful: one transport and one
-// `Server` per session, found by `Mcp-Session-Id`. Stateless (for replicas behind a load balancer): a fresh pair per
-// request, because the SDK refuses to reuse a stateless transport (it would mix up JSON-RPC ids across clients).
-// Sessions are bounded (sessions.ts): they expire when idle and are capped, per principal too.
+// The `/mcp` endpoint behind the HTTP guard: which SDK transport a request goes to. Each request is first sorted by
+// protocol era, as the SDK itself would (`isLegacyRequest`): a 2026-07-28 request (it carries the `_meta` envelope)
+// goes to the SDK's per-request handler, which needs no session. A 2025-era one goes, stateful, to one transport and
+// one `Server` per session, found by `Mcp-Session-Id`; stateless (`--stateless`, for replicas behind a load
+// balancer), to a fresh pair per request, because the SDK refuses to reuse a stateless transport (it would mix up
+// JSON-RPC ids across clients). Sessions are bounded (sessions.ts): they expire when idle and are capped, per
+// principal too.
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { CallTracker } from "./calls.js";
 import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
+import { sendWebResponse, toWebRequest } from "./web-bridge.js";
+
+type Transport = WebStandardStreamableHTTPServerTransport;
 
 export interface EndpointOptions extends ServerIdentity {
   stateless: boolean;
@@ -19,7 +30,7 @@ export interface EndpointOptions extends ServerIdentity {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: Transport;
   slot: Slot;
 }
 
@@ -54,10 +65,17 @@ export class McpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private readonly table: SessionTable;
   /** Everything open that close() must close: session transports, and stateless transports mid-request. */
-  private readonly open = new Set<StreamableHTTPServerTransport>();
+  private readonly open = new Set<Transport>();
+  /** 2026-07-28 requests: a server per request, from the same factory as the 2025-era sessions. */
+  private readonly modern: McpHttpHandler;
 
   constructor(private readonly options: EndpointOptions) {
     this.table = new SessionTable(options.sessions, options.log);
+    const { log } = options;
+    this.modern = createMcpHandler(() => this.server(), {
+      legacy: "reject",
+      onerror: (error) => log(`mcp: ${error.message}`),
+    });
   }
 
   get sessionCount(): number {
@@ -70,7 +88,12 @@ export class McpEndpoint {
    * leaked session id is no use with another caller's token), and to anyone else it does not exist.
    */
   async handle({ req, res, body, principal }: EndpointRequest): Promise<void> {
-    if (this.options.stateless) return this.handleStateless({ req, res, body });
+    const request = toWebRequest({ req, res });
+    if (!(await isLegacyRequest(request, body))) {
+      const response = await this.modern.fetch(request, { parsedBody: body });
+      return sendWebResponse({ response, res });
+    }
+    if (this.options.stateless) return this.handleStateless({ req, res, body, request });
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
@@ -79,25 +102,27 @@ export class McpEndpoint {
         return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
       }
       this.holdOpen({ slot: session.slot, res });
-      return session.transport.handleRequest(req, res, body);
+      const response = await session.transport.handleRequest(request, { parsedBody: body });
+      return sendWebResponse({ response, res });
     }
-    if (req.method === "POST" && isInitializeRequest(body)) return this.startSession({ req, res, body, principal });
+    if (req.method === "POST" && isInitializeRequest(body))
+      return this.startSession({ req, res, body, principal, request });
     sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
   }
 
-  /** Closes every session and in-flight stateless transport; their servers abort what they still run. */
+  /** Closes every session and in-flight stateless transport, and the 2026-07-28 requests in flight. */
   async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.open].map((transport) => transport.close()));
+    await Promise.allSettled([...[...this.open].map((transport) => transport.close()), this.modern.close()]);
   }
 
-  private async startSession({ req, res, body, principal }: EndpointRequest) {
+  private async startSession({ res, body, principal, request }: EndpointRequest & { request: Request }) {
     const admission = this.table.admit(principal);
     if ("refused" in admission) {
       const headers = { "retry-after": String(admission.retryAfterSeconds) };
       return sendRpcError({ res, status: 503, code: -32000, message: admission.refused, headers });
     }
     const { slot } = admission;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         this.sessions.set(id, { transport, slot });
@@ -115,9 +140,10 @@ export class McpEndpoint {
     slot.close = () => server.close();
     this.holdOpen({ slot, res });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const response = await transport.handleRequest(request, { parsedBody: body });
     // Refused before a session began (a bad Accept header, say): nothing will ever reach this pair again.
     if (transport.sessionId === undefined) await server.close();
+    await sendWebResponse({ response, res });
   }
 
   /** The session cannot expire while this request's response is open (a call in flight, a notification stream). */
@@ -126,13 +152,13 @@ export class McpEndpoint {
     res.once("close", () => this.table.end(slot));
   }
 
-  private async handleStateless({ req, res, body }: EndpointRequest) {
+  private async handleStateless({ req, res, body, request }: EndpointRequest & { request: Request }) {
     // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
     if (req.method !== "POST") {
       const message = "Method not allowed: a stateless server takes POST only";
       return sendRpcError({ res, status: 405, code: -32000, message, headers: { allow: "POST" } });
     }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = this.server(transport);
     this.open.add(transport);
     // When the response ends (answered, or the client went away) the pair goes; a call still running is aborted.
@@ -141,20 +167,21 @@ export class McpEndpoint {
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    await sendWebResponse({ response, res });
   }
 
-  private server(transport: StreamableHTTPServerTransport) {
+  private server(transport?: Transport) {
     const { provider, name, version, instructions, calls, log } = this.options;
     // A cancelled request gets no answer from the SDK: end its response stream, or it stays open for the session.
-    const onCancelled = (id: string | number) => transport.closeSSEStream(id);
+    const onCancelled = transport ? (id: string | number) => transport.closeSSEStream(id) : undefined;
     const server = createMcpServer({
       provider,
       name,
       version,
       calls,
       log,
-      onCancelled,
+      ...(onCancelled ? { onCancelled } : {}),
       ...(instructions ? { instructions } : {}),
     });
     server.onerror = (error) => log(`mcp: ${error.message}`);

@@ -3,7 +3,7 @@
 // may answer it; what passes them all goes to the MCP endpoint.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCRequest } from "@modelcontextprotocol/server";
 import type { EndpointAuth } from "./auth.js";
 import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
 import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";

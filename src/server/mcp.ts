@@ -1,16 +1,15 @@
 // The MCP binding proper: tools/list and tools/call on the SDK's low-level `Server`, which serves raw JSON Schema
-// (`McpServer.registerTool` takes only zod). This module and its siblings are the only place that imports the SDK,
-// so SDK v2 (no sessions, no initialize) is a change here alone.
+// (`McpServer.registerTool` takes only standard schemas). This module and its siblings are the only place that
+// imports the SDK. One `Server` serves either protocol era: the transports (stdio.ts, endpoint.ts) decide which.
 
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
   type ElicitRequestFormParams,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkErrorCode,
+  Server,
+} from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
 import { formatDuration } from "../runtime/durations.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
@@ -40,16 +39,15 @@ export interface McpServerOptions extends ServerIdentity {
   log?: (line: string) => void;
 }
 
-/**
- * An McpError whose wire message is just `message`: McpError's constructor prefixes "MCP error <code>: " to the
- * message the SDK then sends, and the client's McpError prefixes it again.
- */
-export class RpcError extends McpError {
-  constructor({ code, message }: { code: ErrorCode; message: string }) {
+/** A JSON-RPC error answered to the request, its message as given. */
+export class RpcError extends ProtocolError {
+  constructor({ code, message }: { code: number; message: string }) {
     super(code, message);
-    this.message = message;
   }
 }
+
+/** What v1 called ErrorCode.ConnectionClosed: the call ended because the server is shutting down. */
+const CONNECTION_CLOSED = -32000;
 
 export function createMcpServer({
   provider,
@@ -69,7 +67,7 @@ export function createMcpServer({
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
   // pages when it is large (pages.ts).
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+  server.setRequestHandler("tools/list", (request) => {
     const cursor = request.params?.cursor;
     const listing = provider.listingJson?.();
     const at = cursor !== undefined ? { cursor } : {};
@@ -78,40 +76,50 @@ export function createMcpServer({
       : toolPage({ tools: provider.listTools(), ...at });
     if (!page)
       throw new RpcError({
-        code: ErrorCode.InvalidParams,
+        code: ProtocolErrorCode.InvalidParams,
         message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)",
       });
     // A page serialized already is returned as it is: the stdio transport sends its JSON (pages.ts).
     return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name: tool, arguments: args } = request.params;
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
       throw new RpcError({
-        code: ErrorCode.InvalidParams,
+        code: ProtocolErrorCode.InvalidParams,
         message: `Unknown tool: ${clipText(tool, QUOTED_NAME_CHARS)}`,
       });
-    // extra.signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
-    if (onCancelled) extra.signal.addEventListener("abort", () => onCancelled(extra.requestId), { once: true });
-    const session = extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {};
+    const { signal: requestSignal, id: requestId } = ctx.mcpReq;
+    // The signal fires on notifications/cancelled and when the connection closes; the tracker adds shutdown.
+    if (onCancelled) requestSignal.addEventListener("abort", () => onCancelled(requestId), { once: true });
+    const session = ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {};
+    // Bound at connect (serveStdio, createMcpHandler) or by initialize; revisions are dates, so they compare as text.
+    const version = server.getNegotiatedProtocolVersion();
+    const modern = version !== undefined && version >= "2026";
+    // W3C trace context in `_meta` (2025-11-25 allows any `_meta`; 2026-07-28 names these two): passed as it came,
+    // the engine reads it strictly and ignores what is invalid.
+    const { traceparent, tracestate } = request.params._meta ?? {};
+    const trace = traceparent !== undefined ? { trace: { traceparent, tracestate } } : {};
     const call = (signal: AbortSignal): Promise<ToolResult> => {
-      // Asks the human about this call, on this call's stream, withdrawn when the call is cancelled.
+      // Asks the human about this call, on this call's stream, withdrawn when the call is cancelled. A 2026-07-28
+      // client is asked through an input_required result, which this server does not give yet: refused, not sent.
       const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
-        askApproval({ server, request: asked, signal, relatedRequestId: extra.requestId, log });
-      return provider.callTool(tool, args ?? {}, { signal, ...session, approve });
+        modern
+          ? Promise.resolve("input-required")
+          : askApproval({ server, request: asked, signal, relatedRequestId: requestId, log });
+      return provider.callTool(tool, args ?? {}, { signal, ...session, ...trace, approve });
     };
     try {
-      const result: ToolResult = await (calls ? calls.run(extra.signal, call) : call(extra.signal));
+      const result: ToolResult = await (calls ? calls.run(requestSignal, call) : call(requestSignal));
       // Already MCP's CallToolResult; the spread only gives TypeScript the open object type the SDK declares.
       return { ...result };
     } catch (error) {
-      if (error instanceof ShutdownError)
-        throw new RpcError({ code: ErrorCode.ConnectionClosed, message: error.message });
+      if (error instanceof ShutdownError) throw new RpcError({ code: CONNECTION_CLOSED, message: error.message });
       // The provider promises never to reject: a rejection is a bug, so say little to the client and log the rest.
       log?.(`tools/call ${tool} failed: ${stackOf(error)}`);
-      throw new RpcError({ code: ErrorCode.InternalError, message: `Internal error while calling ${tool}` });
+      throw new RpcError({ code: ProtocolErrorCode.InternalError, message: `Internal error while calling ${tool}` });
     }
   });
 
@@ -182,8 +190,9 @@ export async function askApproval({
   } catch (error) {
     // The SDK rejects an aborted request with a RequestTimeout error too: look at the signal first.
     if (signal?.aborted) return "cancel";
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return "timeout";
-    if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return "unsupported";
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === SdkErrorCode.RequestTimeout) return "timeout";
+    if (code === ProtocolErrorCode.MethodNotFound) return "unsupported";
     log?.(`approval request for ${request.tool} failed: ${messageOf(error)}`);
     return "cancel";
   }

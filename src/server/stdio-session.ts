@@ -1,8 +1,10 @@
-// The SDK's side of a stdio session (stdio.ts starts it, after the first answers when it can give them early).
+// The SDK's side of a stdio session (stdio.ts starts it, after the first answers when it can give them early). The
+// SDK's `serveStdio` decides the connection's era from its opening: `initialize` pins a 2025-era server,
+// `server/discover` (or any request carrying the 2026-07-28 `_meta` envelope) a 2026-07-28 one.
 
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { ToolProvider } from "../runtime/types.js";
 import { CallTracker } from "./calls.js";
 import { createMcpServer } from "./mcp.js";
@@ -34,15 +36,18 @@ export async function serveSession({
   answered,
 }: SessionOptions): Promise<StdioHandle> {
   const calls = new CallTracker();
-  const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
-  const transport = new ListingTransport({ stdin, stdout, answered, log });
-
   let markClosed = (): void => {};
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
-  server.onclose = () => markClosed();
-  server.onerror = (error) => log(`mcp: ${error.message}`);
+  const transport = new ListingTransport({ stdin, stdout, answered, log, onClosed: () => markClosed() });
+  // One server for the connection (and one more for a `server/discover` probe that falls back to `initialize`).
+  const factory = () => {
+    const server = createMcpServer({ provider, name, version, calls, log, ...(instructions ? { instructions } : {}) });
+    server.onerror = (error) => log(`mcp: ${error.message}`);
+    return server;
+  };
+  let handle: { close(): Promise<void> } | undefined;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -53,37 +58,56 @@ export async function serveSession({
       }
       // Let the answers of the calls just settled reach stdout before the transport goes.
       await new Promise((resolve) => setImmediate(resolve));
-      await server.close();
+      await handle?.close();
+      await transport.close();
     })();
     return closing;
   };
 
-  // The SDK's stdio transport never notices the end of stdin (it listens to 'data' and 'error' only): without
-  // this, a client that goes away leaves the server waiting, and keep-alive sockets keep the process up.
+  // The end of stdin ends the session after the calls in flight are answered (up to the grace period), where the
+  // SDK's transport would abort them at once (ListingTransport does not let it). Without this, a client that goes
+  // away leaves the server waiting, and keep-alive sockets keep the process up.
   stdin.once("end", () => void close());
-  await server.connect(transport);
+  handle = serveStdio(factory, { transport, onerror: (error) => log(`mcp: ${error.message}`) });
   return { close, closed };
 }
 
 /**
- * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again, and not
- * answering again an initialize request answered early.
+ * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again, not
+ * answering again an initialize request answered early, and leaving the end of stdin to serveSession.
  */
 class ListingTransport extends StdioServerTransport {
   private readonly out: Writable;
   private answered: string | number | undefined;
   private readonly log: (line: string) => void;
+  private readonly onClosed: () => void;
 
   constructor({
     stdin,
     stdout,
     answered,
     log,
-  }: { stdin: Readable; stdout: Writable; answered: string | number | undefined; log: (line: string) => void }) {
+    onClosed,
+  }: {
+    stdin: Readable;
+    stdout: Writable;
+    answered: string | number | undefined;
+    log: (line: string) => void;
+    onClosed: () => void;
+  }) {
     super(stdin, stdout);
     this.out = stdout;
     this.answered = answered;
     this.log = log;
+    this.onClosed = onClosed;
+  }
+
+  /** Replaces the SDK's, which closes at once and aborts the calls in flight: serveSession drains them first. */
+  override _onstdinclose = (): void => {};
+
+  override async close(): Promise<void> {
+    await super.close();
+    this.onClosed();
   }
 
   override send(message: JSONRPCMessage): Promise<void> {

@@ -20,6 +20,8 @@ export interface Scenario {
   what: string;
   tool: string;
   args: Record<string, unknown>;
+  /** The call's `_meta` (a W3C trace context, say). */
+  meta?: Record<string, unknown>;
   routes?: Array<{ method: string; path: string | RegExp; replies: Reply[] }>;
   /** The same call this many times at once (rate limits). */
   times?: number;
@@ -33,6 +35,8 @@ export interface Scenario {
     text?: RegExp;
     /** Error results among the responses. */
     errors?: number;
+    /** Matched against each request the upstream saw (its headers as they came). */
+    sent?: RegExp;
   };
 }
 
@@ -40,6 +44,7 @@ const COLOR = { R: 100, G: 200, B: 150 };
 const COLORS = ["blue", "black", "brown"];
 const ITEM = { id: 7, name: "seven" };
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PROBLEM = { type: "about:blank", title: "Not Found", detail: "no item 1" };
 
 function route(
@@ -65,6 +70,16 @@ export function WIRE_SCENARIOS(upstream: Upstream): Scenario[] {
   const otherOrigin = `http://localhost:${upstream.port}/v1/items/1`;
   return [
     // Serialization: every style and location, with values that must be percent-encoded.
+    {
+      what: "a W3C traceparent in _meta reaches the upstream, with its tracestate",
+      tool: "getItem",
+      args: { id: 7 },
+      meta: { traceparent: `00-${TRACE_ID}-00f067aa0ba902b7-01`, tracestate: "congo=t61rcWkgMzE" },
+      routes: [route("GET", "/v1/items/7", json(ITEM))],
+      expect: ok(1, {
+        sent: new RegExp(`"traceparent","00-${TRACE_ID}-[0-9a-f]{16}-01","tracestate","congo=t61rcWkgMzE"`),
+      }),
+    },
     {
       what: "path styles",
       tool: "pathSimple",

@@ -57,10 +57,17 @@ async function pair({
   return { serve, generated };
 }
 
-/** A request as the upstream saw it, with what is random by design (multipart boundaries) made comparable. */
+/**
+ * A request as the upstream saw it, with what is random by design (multipart boundaries, the parent-id of our
+ * `traceparent`) made comparable.
+ */
 function comparable(request: RecordedRequest): Record<string, unknown> {
   const boundary = /boundary=([^;\s]+)/.exec(request.headers["content-type"] ?? "")?.[1];
-  const scrub = (text: string): string => (boundary ? text.replaceAll(boundary, "BOUNDARY") : text);
+  const scrub = (text: string): string =>
+    (boundary ? text.replaceAll(boundary, "BOUNDARY") : text).replace(
+      /^(00-[0-9a-f]{32}-)[0-9a-f]{16}(-[0-9a-f]{2})$/,
+      "$1PARENT-ID$2",
+    );
   return {
     method: request.method,
     url: request.url,
@@ -78,7 +85,11 @@ async function play(
   upstream.reset();
   for (const route of scenario.routes ?? []) upstream.on(route.method, route.path, ...route.replies);
   const calls = Array.from({ length: scenario.times ?? 1 }, () =>
-    peer.request("tools/call", { name: scenario.tool, arguments: scenario.args }),
+    peer.request("tools/call", {
+      name: scenario.tool,
+      arguments: scenario.args,
+      ...(scenario.meta ? { _meta: scenario.meta } : {}),
+    }),
   );
   const responses = await Promise.all(calls);
   // Abandoned requests (timeouts) settle when their connection closes.
@@ -101,6 +112,8 @@ async function expectSameCalls(
     // What the scenario is about really happened (two servers failing alike for a setup reason is no parity).
     if (scenario.expect.requests !== undefined)
       expect(fromServe.requests.length, scenario.what).toBe(scenario.expect.requests);
+    for (const request of upstream.requests)
+      if (scenario.expect.sent) expect(JSON.stringify(request.rawHeaders), scenario.what).toMatch(scenario.expect.sent);
     const results = fromServe.responses.map(
       (line) => JSON.parse(line) as { result?: { isError?: boolean }; error?: unknown },
     );

@@ -3,6 +3,7 @@
 // accept sends, decline/cancel/no answer in time/a client that cannot be asked send nothing and say why; deny
 // hides the tool (or, configured so, lists it and refuses it); `approval: true` in a definition cannot be lifted.
 
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -201,6 +202,49 @@ describe("over streamable HTTP", () => {
       await running.close();
     }
   });
+});
+
+describe("a 2026-07-28 client (no elicitation request; input_required not given yet)", () => {
+  it.each([false, true])(
+    "over HTTP (stateless %s): refused with a result saying why, even when it declares elicitation; nothing is sent",
+    async (stateless) => {
+      routes();
+      const running = await serve(PETSTORE, {
+        transport: "http",
+        port: 0,
+        stateless,
+        baseUrl: `${api.url}/v1`,
+        env: ENV,
+        log: () => {},
+      });
+      const client = new ModernClient(
+        { name: "guard-modern", version: "0.0.0" },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      const asked: unknown[] = [];
+      client.setRequestHandler("elicitation/create", (request) => {
+        asked.push(request);
+        return { action: "accept", content: { approve: true } };
+      });
+      try {
+        await client.connect(new ModernTransport(new URL(running.url!)));
+        expect(client.getProtocolEra()).toBe("modern");
+        const result = (await client.callTool({ name: "deletePet", arguments: { petId: 7 } })) as Result;
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toContain("deletePet needs a person's approval");
+        expect(textOf(result)).toContain("MCP 2026-07-28");
+        expect(textOf(result)).toContain("input_required");
+        expect(asked).toEqual([]);
+        expect(deletes()).toBe(0);
+        // Tools that need no approval are called as usual.
+        const pet = (await client.callTool({ name: "getPet", arguments: { petId: 7 } })) as Result;
+        expect(pet.isError ?? false, textOf(pet)).toBe(false);
+      } finally {
+        await client.close();
+        await running.close();
+      }
+    },
+  );
 });
 
 describe("deny", () => {

@@ -5,7 +5,7 @@
 import type { Client as ClientType } from "@modelcontextprotocol/sdk/client/index.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/server";
 import {
   type ClientCapabilities,
   type ElicitRequest,

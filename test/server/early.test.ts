@@ -6,7 +6,7 @@ import { PassThrough } from "node:stream";
 import {
   LATEST_PROTOCOL_VERSION as SDK_LATEST,
   SUPPORTED_PROTOCOL_VERSIONS as SDK_SUPPORTED,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import type { ListingJson } from "../../src/runtime/types.js";
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../../src/server/early.js";
