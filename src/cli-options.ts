@@ -63,5 +63,13 @@ function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: str
       message: `option '${optionFlags(option)}' value '${text}' from env '${option.cliEnv}' is invalid: ${reason}`,
     });
   }
-  return { values: [text], source: option.cliEnv! };
+  // Comma-separated, as a generated server reads a list from its variable.
+  const values =
+    option.kind === "list"
+      ? text
+          .split(",")
+          .map((v) => v.trim())
+          .filter(Boolean)
+      : [text];
+  return { values, source: option.cliEnv! };
 }

@@ -149,6 +149,7 @@ function engineSettings(values: OptionValues): EngineSetupOptions {
     auditLog: values.auditLog,
     requireCredentials: values.requireCredentials,
     policies: values.policies,
+    stateSecrets: values.stateSecrets,
   });
 }
 

@@ -4,7 +4,16 @@
 
 import type { Catalog } from "./catalog/types.js";
 import type { Engine } from "./runtime/engine.js";
-import type { CallContext, ListingJson, ServedTool, ToolProvider, ToolResult } from "./runtime/types.js";
+import type {
+  BegunCall,
+  CallContext,
+  ListingJson,
+  ResumeCall,
+  ServedTool,
+  StartCall,
+  ToolProvider,
+  ToolResult,
+} from "./runtime/types.js";
 
 export interface ServedListing {
   provider: ToolProvider;
@@ -73,5 +82,13 @@ class ListedProvider implements ToolProvider {
 
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult> {
     return this.engine.callTool(name, args, context);
+  }
+
+  beginCall(call: StartCall): Promise<BegunCall> {
+    return this.engine.beginCall(call);
+  }
+
+  resumeCall(call: ResumeCall): Promise<ToolResult> {
+    return this.engine.resumeCall(call);
   }
 }

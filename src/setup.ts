@@ -29,6 +29,7 @@ export interface EngineSetupOptions
       | "onlyTools"
       | "tokens"
       | "requireCredentials"
+      | "stateSecrets"
     > {
   /** A settings file (`--config`). */
   config?: string;

@@ -12,6 +12,7 @@ export type AuditOutcome =
   | "missing_credentials"
   | "denied"
   | "not_approved"
+  | "state_refused"
   | "rate_limited"
   | "timeout"
   | "network_error"

@@ -9,7 +9,10 @@ import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
 import { nearMatches } from "./policy.js";
 import { errorResult } from "./response.js";
 import { ToolSearch } from "./search.js";
-import type { CallContext, ServedTool, ToolProvider, ToolResult } from "./types.js";
+import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "./types.js";
+
+/** A provider (the engine) that can also begin a call and resume it once approved. */
+type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;
 
 /** tools: one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool over all of them. */
 export type ServeMode = "tools" | "dynamic";
@@ -41,7 +44,7 @@ export class DynamicProvider implements ToolProvider {
   private entries: Map<string, ServedTool> | undefined;
 
   /** `engine` serves `catalog`'s tools; only those it lists (not hidden by policy) can be found, described or called. */
-  constructor(private readonly options: { engine: ToolProvider; catalog: Catalog }) {
+  constructor(private readonly options: { engine: ResumableProvider; catalog: Catalog }) {
     this.visible = options.catalog.tools.filter((tool) => options.engine.hasTool(tool.name));
     this.listed = dynamicTools(this.visible);
   }
@@ -55,25 +58,50 @@ export class DynamicProvider implements ToolProvider {
   }
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
+    const routed = this.route(name, args);
+    return "result" in routed ? routed.result : this.options.engine.callTool(routed.tool, routed.inner, context);
+  }
+
+  /** As callTool: call_tool's inner tool is what the approval state binds. */
+  async beginCall({ name, args, ...rest }: StartCall): Promise<BegunCall> {
+    const routed = this.route(name, args);
+    return "result" in routed
+      ? routed
+      : this.options.engine.beginCall({ ...rest, name: routed.tool, args: routed.inner });
+  }
+
+  async resumeCall({ name, args, ...rest }: ResumeCall): Promise<ToolResult> {
+    const routed = this.route(name, args);
+    return "result" in routed
+      ? routed.result
+      : this.options.engine.resumeCall({ ...rest, name: routed.tool, args: routed.inner });
+  }
+
+  /** search_tools and describe_tool answered, or call_tool's tool and arguments. */
+  private route(name: string, args: unknown): { result: ToolResult } | { tool: string; inner: object } {
     if (typeof (args ?? {}) !== "object" || Array.isArray(args))
-      return errorResult(`The arguments for ${name} must be an object.`);
+      return answer(errorResult(`The arguments for ${name} must be an object.`));
     const given = (args ?? {}) as Record<string, unknown>;
-    if (name === SEARCH_TOOLS) return this.search(given);
+    if (name === SEARCH_TOOLS) return answer(this.search(given));
     const tool = given.name;
     if (name !== DESCRIBE_TOOL && name !== CALL_TOOL)
-      return errorResult(`There is no tool named '${name}'; use ${SEARCH_TOOLS}, ${DESCRIBE_TOOL} and ${CALL_TOOL}.`);
+      return answer(
+        errorResult(`There is no tool named '${name}'; use ${SEARCH_TOOLS}, ${DESCRIBE_TOOL} and ${CALL_TOOL}.`),
+      );
     if (typeof tool !== "string" || tool === "")
-      return errorResult(`${name} needs \`name\`: a tool's name, as ${SEARCH_TOOLS} gives it.`);
+      return answer(errorResult(`${name} needs \`name\`: a tool's name, as ${SEARCH_TOOLS} gives it.`));
     const entry = this.options.engine.hasTool(tool) ? this.entry(tool) : undefined;
-    if (!entry) return this.unknown(tool);
-    if (name === DESCRIBE_TOOL) return { content: [{ type: "text", text: JSON.stringify(entry) }] };
+    if (!entry) return answer(this.unknown(tool));
+    if (name === DESCRIBE_TOOL) return answer({ content: [{ type: "text", text: JSON.stringify(entry) }] });
     const inner = given.arguments ?? {};
     if (typeof inner !== "object" || inner === null || Array.isArray(inner)) {
-      return errorResult(
-        `${CALL_TOOL} needs \`arguments\` as an object (the tool's input, as ${DESCRIBE_TOOL} shows). Nothing was sent.`,
+      return answer(
+        errorResult(
+          `${CALL_TOOL} needs \`arguments\` as an object (the tool's input, as ${DESCRIBE_TOOL} shows). Nothing was sent.`,
+        ),
       );
     }
-    return this.options.engine.callTool(tool, inner, context);
+    return { tool, inner };
   }
 
   private search(args: Record<string, unknown>): ToolResult {
@@ -177,4 +205,8 @@ function dynamicTools(tools: Tool[]): ServedTool[] {
       },
     },
   ];
+}
+
+function answer(result: ToolResult): { result: ToolResult } {
+  return { result };
 }

@@ -6,6 +6,7 @@ import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
+import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { formatDuration } from "./durations.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
@@ -33,14 +34,20 @@ import { Masker, maskText, maskValue } from "./secrets.js";
 import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
   type ApprovalAnswer,
+  type ApprovalRequest,
   ArgumentError,
+  type BegunCall,
   type CallContext,
   type OutputValidation,
   type PreparedRequest,
+  type ResumeCall,
+  type StartCall,
   type ToolProvider,
   type ToolResult,
 } from "./types.js";
 import { placeOf, Validator } from "./validate.js";
+import { RequestStates } from "./request-state.js";
+import { stateRefusalMessage } from "./state-refusals.js";
 
 /** The engine's settings from the options table, plus what a program or a test wires in. */
 export interface EngineOptions
@@ -65,6 +72,11 @@ export interface EngineOptions
   /** Arguments with a longer array are refused unchecked (default 10,000 items). */
   maxArrayItems?: number;
   hooks?: EngineHooks;
+  /**
+   * Signs and checks the state of calls waiting for approval that a client carries (beginCall, resumeCall).
+   * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
+   */
+  requestStates?: RequestStates;
 }
 
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
@@ -102,6 +114,11 @@ type Prepared = {
 /** A dry run (`call --dry-run`) shows a placeholder where an unset credential would go instead of stopping. */
 export type PrepareContext = CallContext & { dryRun?: boolean };
 type Stopped = { error: ToolResult; outcome: AuditOutcome };
+type Checked = { tool: Tool; given: unknown };
+type Recorder = (
+  outcome: AuditOutcome,
+  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string },
+) => void;
 
 export class Engine implements ToolProvider {
   private readonly tools: Map<string, Tool>;
@@ -111,6 +128,7 @@ export class Engine implements ToolProvider {
   private readonly limiter: RateLimiter;
   private readonly tokens: TokenSource;
   private listed: ListedTool[] | undefined;
+  private states: RequestStates | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.tools = new Map(options.catalog.tools.map((tool) => [tool.name, tool]));
@@ -149,6 +167,12 @@ export class Engine implements ToolProvider {
    * that stops it before anything is sent.
    */
   async prepare(name: string, args: unknown, context: PrepareContext = {}): Promise<Prepared | Stopped> {
+    const checked = this.check(name, args, context);
+    return "error" in checked ? checked : this.build(checked, context);
+  }
+
+  /** The tool and its arguments, bounded and validated; or the error result that stops the call. */
+  private check(name: string, args: unknown, context: PrepareContext): Checked | Stopped {
     const tool = this.tools.get(name);
     if (!tool)
       return {
@@ -203,6 +227,13 @@ export class Engine implements ToolProvider {
         outcome: "invalid_arguments",
       };
     }
+    return { tool, given };
+  }
+
+  /** The request for checked arguments, credentials added. */
+  private async build({ tool, given }: Checked, context: PrepareContext): Promise<Prepared | Stopped> {
+    const { name } = tool;
+    const env = this.options.env ?? process.env;
     try {
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
       const expanded = tool.operation.headers ? expandStaticHeaders(tool.operation.headers, env) : undefined;
@@ -236,13 +267,97 @@ export class Engine implements ToolProvider {
   }
 
   async callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
+    const record = this.recorder({ name, args, context });
+    const denied = this.denied(name, record);
+    if (denied) return denied;
+    const prepared = await this.prepare(name, args, context);
+    if ("error" in prepared) {
+      record(prepared.outcome);
+      return prepared.error;
+    }
+    if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
+      const answer = await this.askApproval(prepared, args, context);
+      if (answer !== "accept") {
+        record("not_approved", prepared);
+        return errorResult(NOT_APPROVED[answer](name));
+      }
+    }
+    return this.admitAndSend({ prepared, name, args, context, record });
+  }
+
+  /**
+   * A call from a client that answers later instead of being kept waiting (MCP 2026-07-28's input_required, any
+   * stateless HTTP): as callTool, except that a call needing approval ends here with what to ask and a signed
+   * state bound to the tool, the arguments and the caller; nothing is sent until resumeCall gets it back approved.
+   */
+  async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
+    const record = this.recorder({ name, args, context });
+    const denied = this.denied(name, record);
+    if (denied) return { result: denied };
+    const prepared = await this.prepare(name, args, context);
+    if ("error" in prepared) {
+      record(prepared.outcome);
+      return { result: prepared.error };
+    }
+    if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
+      const { state, claims } = this.requestStates().issue({
+        tool: prepared.tool.name,
+        digest: argumentDigest(args),
+        principal: principal ?? null,
+      });
+      return { approval: { questionId: claims.questionId, request: this.approvalRequest(prepared, args), state } };
+    }
+    return { result: await this.admitAndSend({ prepared, name, args, context, record }) };
+  }
+
+  /**
+   * The call a state from beginCall stands for, resumed on any engine with the same key once the person has
+   * answered: the state is checked (signature, expiry, same tool and caller), the arguments validated again and
+   * checked against it, the state used up, and only then, if the answer is yes, the request sent.
+   */
+  async resumeCall({ name, args, principal, state, answer, context = {} }: ResumeCall): Promise<ToolResult> {
+    const record = this.recorder({ name, args, context });
+    const refuse = (refusal: Parameters<typeof stateRefusalMessage>[0]["refusal"]): ToolResult => {
+      record("state_refused");
+      return errorResult(stateRefusalMessage({ refusal, tool: name, lifetimeMs: this.approvalTimeoutMs() }));
+    };
+    const states = this.requestStates();
+    const opened = states.open(state);
+    if ("refused" in opened) return refuse(opened.refused);
+    const { claims } = opened;
+    const call = { tool: name, principal: principal ?? null };
+    const early = states.rebound(claims, { ...call, digest: claims.digest });
+    if (early) return refuse(early);
+    const denied = this.denied(name, record);
+    if (denied) return denied;
+    const checked = this.check(name, args, context);
+    if ("error" in checked) {
+      record(checked.outcome);
+      return checked.error;
+    }
+    const rebound = states.rebound(claims, { ...call, digest: argumentDigest(args) });
+    if (rebound) return refuse(rebound);
+    const used = await states.consume(claims);
+    if (used) return refuse(used);
+    const given = typeof answer === "function" ? answer(claims.questionId) : answer;
+    if (given !== "accept") {
+      record("not_approved");
+      return errorResult(NOT_APPROVED[given](name));
+    }
+    const prepared = await this.build(checked, context);
+    if ("error" in prepared) {
+      record(prepared.outcome);
+      return prepared.error;
+    }
+    return this.admitAndSend({ prepared, name, args, context, record });
+  }
+
+  /** One audit line per call, timed from now. */
+  private recorder({ name, args, context }: { name: string; args: unknown; context: CallContext }): Recorder {
     const started = performance.now();
     // Named on the audit line whenever the client sent a valid one, also for calls that stop before a request.
     const traceId = parseTraceparent(context.trace?.traceparent)?.traceId;
-    const record = (
-      outcome: AuditOutcome,
-      extra: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string } = {},
-    ): void => {
+    return (outcome, extra = {}) => {
       if (!this.options.audit) return;
       const secrets = [...(extra.secrets ?? []), ...sensitiveValues(args)];
       this.options.audit.write(
@@ -264,28 +379,35 @@ export class Engine implements ToolProvider {
         ),
       );
     };
+  }
+
+  /** The refusal of a tool the policy denies; undefined for the rest. */
+  private denied(name: string, record: Recorder): ToolResult | undefined {
     const tool = this.tools.get(name);
-    if (tool) {
-      const policy = resolvePolicy(tool, this.policies);
-      if (policy.decision === "deny") {
-        record("denied");
-        return errorResult(
-          `${name} is not allowed on this server (policy ${policy.rule}). Nothing was sent; this is the operator's decision, not something other arguments can change.`,
-        );
-      }
-    }
-    let prepared = await this.prepare(name, args, context);
-    if ("error" in prepared) {
-      record(prepared.outcome);
-      return prepared.error;
-    }
-    if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
-      const answer = await this.askApproval(prepared, args, context);
-      if (answer !== "accept") {
-        record("not_approved", prepared);
-        return errorResult(NOT_APPROVED[answer](name));
-      }
-    }
+    if (!tool) return undefined;
+    const policy = resolvePolicy(tool, this.policies);
+    if (policy.decision !== "deny") return undefined;
+    record("denied");
+    return errorResult(
+      `${name} is not allowed on this server (policy ${policy.rule}). Nothing was sent; this is the operator's decision, not something other arguments can change.`,
+    );
+  }
+
+  /** Past approval: the rate limit, the hook, the request (again once on a 401 with OAuth), audit and masking. */
+  private async admitAndSend({
+    prepared: first,
+    name,
+    args,
+    context,
+    record,
+  }: {
+    prepared: Prepared;
+    name: string;
+    args: unknown;
+    context: CallContext;
+    record: Recorder;
+  }): Promise<ToolResult> {
+    let prepared = first;
     // Counted after approval, so a call waiting for a person holds no slot.
     const admission = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
     if (!admission.ok) {
@@ -381,21 +503,31 @@ export class Engine implements ToolProvider {
     return { result, outcome, response };
   }
 
-  private async askApproval(
-    { tool, request, secrets }: Prepared,
-    args: unknown,
-    context: CallContext,
-  ): Promise<ApprovalAnswer> {
+  private async askApproval(prepared: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {
     if (!context.approve) return "unsupported";
-    return context.approve({
+    return context.approve(this.approvalRequest(prepared, args));
+  }
+
+  /** What the person is shown: the same whether the client waits for the answer or brings it back later. */
+  private approvalRequest({ tool, request, secrets }: Prepared, args: unknown): ApprovalRequest {
+    return {
       tool: tool.name,
       title: tool.title,
       method: request.method,
       url: loggedUrl(maskText(request.origin + request.path, secrets)),
       arguments: maskValue((args ?? {}) as Record<string, unknown>, secrets),
       effect: tool.effect,
-      timeoutMs: this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-    });
+      timeoutMs: this.approvalTimeoutMs(),
+    };
+  }
+
+  private approvalTimeoutMs(): number {
+    return this.options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  }
+
+  private requestStates(): RequestStates {
+    this.states ??= this.options.requestStates ?? new RequestStates({ lifetimeMs: this.approvalTimeoutMs() });
+    return this.states;
   }
 
   private rateLimitKeys(tool: Tool): RateLimitKey[] {

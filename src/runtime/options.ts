@@ -287,6 +287,16 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     help: `${HTTP}serve a non-loopback host without endpoint auth (warns on every start)`,
   },
   {
+    name: "state-secret",
+    key: "stateSecrets",
+    engine: true,
+    kind: "list",
+    env: "MCP_STATE_SECRET",
+    cliEnv: "MCP_STATE_SECRET",
+    value: "secret",
+    help: "signs the state of calls awaiting approval, so any replica with it can resume them (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+  },
+  {
     name: "session-idle-timeout",
     key: "idleTimeoutMs",
     in: "sessions",
@@ -401,6 +411,8 @@ export interface RuntimeSettings {
   deniedTools?: DenyMode;
   /** How long a human has to approve a call (default 5 minutes); no answer means no. */
   approvalTimeoutMs?: number;
+  /** Secrets signing the state of calls waiting for approval: the first signs, all verify (default: a random key). */
+  stateSecrets?: string[];
   /** A file for JSON lines, or "-" for stderr. */
   auditLog?: string;
   /** Limits from settings; they replace what the source states for the same tool or source. */

@@ -32,6 +32,7 @@ export function withSettings({
     deniedTools: given.deniedTools ?? settings?.deniedTools,
     approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
     rateLimits: given.rateLimits ?? settings?.rateLimits,
+    stateSecrets: given.stateSecrets,
   };
   // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as RuntimeSettings;

@@ -9,7 +9,8 @@ import { describeMissingCredentials, type Environment, missingCredentials } from
 import { Engine, type EngineOptions } from "./engine.js";
 import { checkUpstreamUrls } from "./https.js";
 import { defined } from "./defined.js";
-import type { RuntimeSettings } from "./options.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
+import { RequestStates } from "./request-state.js";
 import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
@@ -60,11 +61,19 @@ export function startEngine(options: StartOptions): Engine {
     base,
   );
   const audit: AuditLog | undefined = options.auditLog ? openAuditLog(options.auditLog) : undefined;
+  // Built now, so a secret too short stops the start rather than the first approval.
+  const requestStates = new RequestStates({
+    lifetimeMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    log,
+    ...defined({ secrets: options.stateSecrets }),
+    source: "--state-secret (MCP_STATE_SECRET)",
+  });
   return new Engine({
     catalog,
     env,
     policies,
     allowInsecureHttp,
+    requestStates,
     ...defined({
       timeoutMs: options.timeoutMs,
       maxResponseBytes: options.maxResponseBytes,

@@ -69,6 +69,33 @@ export interface ApprovalRequest {
  */
 export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported" | "input-required";
 
+/** A call begun by a client that answers approval later (Engine.beginCall). */
+export interface StartCall {
+  name: string;
+  args: unknown;
+  /** The verified caller (endpoint auth), whom the approval state is bound to; none without endpoint auth. */
+  principal?: string;
+  context?: CallContext;
+}
+
+/** What to ask before a begun call is sent, under `questionId`, and the state to bring back with the answer. */
+export interface PendingApproval {
+  questionId: string;
+  request: ApprovalRequest;
+  /** Opaque to the client, signed and expiring: sent back as it came, it lets any replica resume the call. */
+  state: string;
+}
+
+/** A begun call: its result, or the approval it waits for. */
+export type BegunCall = { result: ToolResult } | { approval: PendingApproval };
+
+/** The same call again, with the state it was given and the person's answer (Engine.resumeCall). */
+export interface ResumeCall extends StartCall {
+  state: unknown;
+  /** The answer, or how to find it by the question's id (the key it was asked under). */
+  answer: ApprovalAnswer | ((questionId: string) => ApprovalAnswer);
+}
+
 /**
  * A tools/list entry as served. The engine's carry every annotation; dynamic mode's three tools only those that
  * differ from MCP's defaults, to keep their up-front cost small.
@@ -89,6 +116,10 @@ export interface ToolProvider {
   hasTool(name: string): boolean;
   /** Never rejects for a failed call: failures are results with `isError: true`. */
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;
+  /** For clients that answer approval later: a call needing it ends with what to ask and a signed state. */
+  beginCall?(call: StartCall): Promise<BegunCall>;
+  /** The call a state from beginCall stands for, with the person's answer: checked, then sent if approved. */
+  resumeCall?(call: ResumeCall): Promise<ToolResult>;
 }
 
 export type OutputValidation = "strict" | "warn" | "off";

@@ -25,7 +25,13 @@ export type GivenOption = (option: RuntimeOption) => Given | undefined;
 export interface OptionValues
   extends Pick<
     RuntimeSettings,
-    "timeoutMs" | "maxResponseBytes" | "outputValidation" | "auditLog" | "requireCredentials" | "allowInsecureHttp"
+    | "timeoutMs"
+    | "maxResponseBytes"
+    | "outputValidation"
+    | "auditLog"
+    | "requireCredentials"
+    | "allowInsecureHttp"
+    | "stateSecrets"
   > {
   /** The settings file to read (`--config`). */
   config?: string;
