@@ -38,9 +38,7 @@ async function loadedBy(args: string[]): Promise<string[]> {
   await peer.close();
   const loaded = readFileSync(record, "utf8").split("\n").filter(Boolean);
   // The record holds what it should: the SDK (an ES module) and commander (CommonJS).
-  expect(
-    loaded.some((module) => /@modelcontextprotocol[\\/]server[\\/]dist[\\/]index\.mjs$/.test(module)),
-  ).toBe(true);
+  expect(loaded.some((module) => /@modelcontextprotocol[\\/]server[\\/]dist[\\/]index\.mjs$/.test(module))).toBe(true);
   expect(loaded.some((module) => /[\\/]commander[\\/]index\.js$/.test(module))).toBe(true);
   return loaded;
 }
