@@ -5,7 +5,13 @@
 import { type Command, Option } from "commander";
 import { UserError } from "./catalog/errors.js";
 import { optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "./runtime/options.js";
-import { checkValue, type GivenOption, type OptionValues, readOptionValues } from "./server/option-values.js";
+import {
+  checkValue,
+  environmentValues,
+  type GivenOption,
+  type OptionValues,
+  readOptionValues,
+} from "./server/option-values.js";
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -64,12 +70,6 @@ function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: str
     });
   }
   // Comma-separated, as a generated server reads a list from its variable.
-  const values =
-    option.kind === "list"
-      ? text
-          .split(",")
-          .map((v) => v.trim())
-          .filter(Boolean)
-      : [text];
+  const values = environmentValues({ option, text });
   return { values, source: option.cliEnv! };
 }

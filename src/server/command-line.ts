@@ -12,6 +12,7 @@ import { nearMatches } from "../runtime/policy.js";
 import { SERVER_OPTIONS } from "./options.js";
 import {
   choiceList,
+  environmentValues,
   fromSettings,
   type Given,
   type OptionValues,
@@ -80,13 +81,7 @@ function fromEnvironment({
   const text = option.env === undefined ? undefined : env[option.env];
   // An empty variable (`MCP_PORT=` in an env file) counts as unset.
   if (text === undefined || text === "") return undefined;
-  const values =
-    option.kind === "list"
-      ? text
-          .split(",")
-          .map((v) => v.trim())
-          .filter(Boolean)
-      : [text];
+  const values = environmentValues({ option, text });
   return { values, source: option.env! };
 }
 

@@ -135,3 +135,13 @@ export function choiceList(list: readonly string[]): string {
 export function optionError(message: string): UserError {
   return new UserError({ code: "E_OPTION", message });
 }
+
+/** A variable's text as an option's values: a list is comma-separated, anything else is one value. */
+export function environmentValues({ option, text }: { option: RuntimeOption; text: string }): string[] {
+  return option.kind === "list"
+    ? text
+        .split(",")
+        .map((value) => value.trim())
+        .filter(Boolean)
+    : [text];
+}
