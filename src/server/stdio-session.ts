@@ -20,7 +20,7 @@ export interface SessionOptions {
   log: (line: string) => void;
   stdin: Readable;
   stdout: Writable;
-  /** The id of an initialize request answered already (early.ts): the SDK's answer to it is not sent. */
+  /** The id of an opening request answered already (early.ts): the SDK's answer to it is not sent. */
   answered?: string | number | undefined;
 }
 
@@ -73,8 +73,8 @@ export async function serveSession({
 }
 
 /**
- * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again, not
- * answering again an initialize request answered early, and leaving the end of stdin to serveSession.
+ * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again (in
+ * either era), not answering again an opening request answered early, and leaving the end of stdin to serveSession.
  */
 class ListingTransport extends StdioServerTransport {
   private readonly out: Writable;
@@ -120,12 +120,12 @@ class ListingTransport extends StdioServerTransport {
       this.answered = undefined;
       // The early answer's checks are the SDK's or stricter, so this would be a bug: said, not sent twice.
       if ("error" in message)
-        this.log(`mcp: the SDK refused an initialize request answered early: ${message.error.message}`);
+        this.log(`mcp: the SDK refused an opening request answered early: ${message.error.message}`);
       return Promise.resolve();
     }
     const raw = "result" in message ? rawJson(message.result) : undefined;
     if (raw === undefined || !("id" in message)) return super.send(message);
-    // What JSON.stringify(message) gives: the SDK's response is { result, jsonrpc, id }.
+    // What JSON.stringify(message) gives: the SDK's response is { result, jsonrpc, id } in either era.
     const line = `{"result":${raw},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}\n`;
     return new Promise((resolve) => {
       if (this.out.write(line)) resolve();
