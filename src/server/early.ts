@@ -5,9 +5,10 @@
 // envelope. So those are answered here, and the SDK loads when the session is idle (IDLE_MS after the last answer
 // given here), not while the client reads the listing on the same machine, or at once when a request comes that
 // is not answered here. Only well-formed requests of those kinds are answered here (early-requests.ts): anything
-// else, and every line from then on, goes to the SDK (stdio-session.ts), which is first handed the opening (the
-// initialize request and notification, or the first 2026-07-28 request) so that it serves the connection in the
-// same era, with the same client, as if it had answered (its second answer to the opening dropped).
+// else, and every line from then on, goes to the SDK (stdio-session.ts), which is first handed what decided its
+// state (the initialize request and notification; every 2026-07-28 request, since the first `tools/list` also pins
+// a connection opened by `server/discover`), so that it serves the connection as if it had answered (its second
+// answers to those dropped).
 
 import type { Readable, Writable } from "node:stream";
 import type { ListingJson } from "../runtime/types.js";
@@ -35,10 +36,10 @@ const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 const IDLE_MS = 300;
 
 export interface Handover {
-  /** What the SDK reads first: the opening answered here, then every line not answered. */
+  /** What the SDK reads first: the requests answered here that it must see, then every line not answered. */
   replay: Buffer[];
-  /** The id of the opening request answered here (initialize, or 2026-07-28's first), not answered again by the SDK. */
-  answered?: string | number;
+  /** The ids of the requests replayed, whose answers from the SDK are not sent again. */
+  answered: Array<string | number>;
   /** stdin ended before the SDK took over. */
   ended: boolean;
 }
@@ -57,7 +58,7 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
   finish(): void;
 } {
   const replay: Buffer[] = [];
-  let answered: string | number | undefined;
+  const answered: Array<string | number> = [];
   let pending: Buffer[] = [];
   let done = false;
   let idle: NodeJS.Timeout | undefined;
@@ -74,15 +75,15 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
     stdin.pause();
     replay.push(...pending);
     pending = [];
-    settle({ replay, ...(answered !== undefined ? { answered } : {}), ended });
+    settle({ replay, answered, ended });
   };
   const write = (result: string, id: string | number): void => {
     stdout.write(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
   };
   // Which era the opening answered here chose: later requests of the other era go to the SDK.
   let era: "legacy" | "modern" | undefined;
-  /** What the line was (an "opening" or a "listing" answered here), or undefined to hand it to the SDK. */
-  const handle = (line: Buffer): "opening" | "listed" | undefined => {
+  /** What the line was ("replayed" to the SDK or "listed" only), or undefined to hand it to the SDK. */
+  const handle = (line: Buffer): "replayed" | "listed" | undefined => {
     const message = parse(line.toString("utf8").replace(/\r?\n$/, ""));
     if (!message) return undefined;
     if (era === undefined && isInitialize(message)) {
@@ -98,10 +99,10 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
         message.id,
       );
       era = "legacy";
-      answered = message.id;
-      return "opening";
+      answered.push(message.id);
+      return "replayed";
     }
-    if (era === "legacy" && message.method === "notifications/initialized" && !("id" in message)) return "opening";
+    if (era === "legacy" && message.method === "notifications/initialized" && !("id" in message)) return "replayed";
     if (era === "legacy" && isListRequest(message)) {
       const page = pageText(message.params?.cursor);
       if (page === undefined) return undefined;
@@ -112,10 +113,9 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
     const text = message.method === "server/discover" ? discover() : pageText(message.params.cursor, "tools/list");
     if (text === undefined) return undefined;
     write(text, message.id);
-    if (era !== undefined) return "listed";
     era = "modern";
-    answered = message.id;
-    return "opening";
+    answered.push(message.id);
+    return "replayed";
   };
   /** The fields the SDK adds to a handler's result in the 2026-07-28 era, in its order (cache-hints.ts). */
   const modern = (method: "server/discover" | "tools/list") => ({
@@ -146,8 +146,8 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
         finish();
         return;
       }
-      // The opening is replayed to the SDK; a listing answered changes nothing in a session, so is not.
-      if (what === "opening") replay.push(line);
+      // A 2025 listing answered changes nothing in a session, so is not replayed.
+      if (what === "replayed") replay.push(line);
       clearTimeout(idle);
       idle = setTimeout(() => finish(), IDLE_MS);
     }

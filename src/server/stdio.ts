@@ -50,7 +50,7 @@ export async function serveStdio({
     answered,
   }: {
     input: Readable;
-    answered?: string | number | undefined;
+    answered?: Array<string | number>;
   }): Promise<StdioHandle> => {
     ready();
     const { serveSession } = await import("./stdio-session.js");
