@@ -136,10 +136,25 @@ describe("answers given before the SDK loads", () => {
     ["the listing first (a pinned client skips server/discover), twice", [modernList(1), modernList(2)]],
     ["string ids, and a ping", [discover("a"), modernList("b"), ping(3)]],
     ["a listing with a cursor that is not one", [discover(1), modernList(2, { cursor: "bm9wZQ" }), modernList(3)]],
-    ["a revision the SDK does not serve", [discover(1, envelope({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" })), modernList(2)]],
-    ["an envelope without capabilities", [discover(1, { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }), modernList(2)]],
-    ["an envelope with a log level", [discover(1, envelope({ "io.modelcontextprotocol/logLevel": "debug" })), modernList(2)]],
-    ["capabilities the schema refuses", [discover(1, envelope({ "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: "yes" } } })), modernList(2)]],
+    [
+      "a revision the SDK does not serve",
+      [discover(1, envelope({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" })), modernList(2)],
+    ],
+    [
+      "an envelope without capabilities",
+      [discover(1, { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }), modernList(2)],
+    ],
+    [
+      "an envelope with a log level",
+      [discover(1, envelope({ "io.modelcontextprotocol/logLevel": "debug" })), modernList(2)],
+    ],
+    [
+      "capabilities the schema refuses",
+      [
+        discover(1, envelope({ "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: "yes" } } })),
+        modernList(2),
+      ],
+    ],
     ["server/discover, then initialize (a client falling back)", [discover(1), initialize(2), initialized, list(3)]],
     ["initialize, then server/discover", [initialize(1), initialized, discover(2), list(3)]],
     ["server/discover, then a listing without the envelope", [discover(1), list(2)]],
@@ -182,7 +197,10 @@ describe("answers given before the SDK loads", () => {
     stdin.write(`${JSON.stringify(modernCall(3))}\n`);
     while (lines.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(started).toBe(true);
-    expect(JSON.parse(lines[2]!)).toMatchObject({ id: 3, result: { resultType: "complete", structuredContent: { args: { text: "hi" } } } });
+    expect(JSON.parse(lines[2]!)).toMatchObject({
+      id: 3,
+      result: { resultType: "complete", structuredContent: { args: { text: "hi" } } },
+    });
     stdin.end();
     await handle.closed;
   });
@@ -194,7 +212,9 @@ describe("answers given before the SDK loads", () => {
     for (const early of [true, false]) {
       const provider = new ListedFake();
       const lines = await session(messages, early, { provider });
-      expect(lines.map((line) => (JSON.parse(line) as { result?: { tools?: unknown[] } }).result?.tools?.length)).toContain(2);
+      expect(
+        lines.map((line) => (JSON.parse(line) as { result?: { tools?: unknown[] } }).result?.tools?.length),
+      ).toContain(2);
       expect(provider.parsed).toBe(0);
     }
   });
