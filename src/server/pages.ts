@@ -120,11 +120,13 @@ export function rawJson(result: unknown): string | undefined {
   if (typeof result !== "object" || result === null || Array.isArray(result)) return undefined;
   const entries = Object.entries(result);
   if (!entries.some(([, value]) => value instanceof ListedTools)) return undefined;
-  const fields = entries.flatMap(([key, value]) => {
+  // Concatenated, not joined: `join` copies the megabytes of entries into a new string, `+` only links them.
+  let json = "";
+  for (const [key, value] of entries) {
     const text = value instanceof ListedTools ? value.text : (JSON.stringify(value) as string | undefined);
-    return text === undefined ? [] : [`${JSON.stringify(key)}:${text}`];
-  });
-  return `{${fields.join(",")}}`;
+    if (text !== undefined) json += `${json ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `{${json}}`;
 }
 
 function pageRange({
