@@ -1,18 +1,22 @@
-// A stdio session's first answers, written before the MCP SDK has loaded. A client that starts a server sends
-// `initialize`, then lists the tools; both answers are known without the SDK, whose imports (~110 ms of CPU) are
-// most of a start from the catalog cache. So those are answered here, and the SDK loads when the session is idle
-// (IDLE_MS after the last answer given here), not while the client reads the listing on the same machine, or at once when a
-// request comes that is not answered here. Only well-formed requests of those two kinds are answered here:
-// anything else, and every line from then on, goes to the SDK (stdio-session.ts), which is first handed the
-// initialize request and notification so its session holds the client's capabilities and protocol version as if
-// it had answered (its second answer dropped).
+// A stdio session's first answers, written before the MCP SDK has loaded. A client that starts a server opens the
+// connection, then lists the tools; both answers are known without the SDK, whose imports (~110 ms of CPU) are
+// most of a start from the catalog cache. A 2025 client opens with `initialize` (and its notification); a
+// 2026-07-28 one with `server/discover`, or at once with `tools/list`, each request carrying the era's `_meta`
+// envelope. So those are answered here, and the SDK loads when the session is idle (IDLE_MS after the last answer
+// given here), not while the client reads the listing on the same machine, or at once when a request comes that
+// is not answered here. Only well-formed requests of those kinds are answered here (early-requests.ts): anything
+// else, and every line from then on, goes to the SDK (stdio-session.ts), which is first handed what decided its
+// state (the initialize request and notification; every 2026-07-28 request, since the first `tools/list` also pins
+// a connection opened by `server/discover`), so that it serves the connection as if it had answered (its second
+// answers to those dropped).
 
 import type { Readable, Writable } from "node:stream";
 import type { ListingJson } from "../runtime/types.js";
+import { cacheHints } from "./cache-hints.js";
+import { isInitialize, isListRequest, isModernRequest, MODERN_PROTOCOL_VERSION, parse } from "./early-requests.js";
 import { jsonToolPage, rawJson } from "./pages.js";
 
-// The SDK's 2025-era protocol versions, which test/server/early.test.ts checks against the SDK installed. A
-// 2026-07-28 client opens with `server/discover`, not answered here: the SDK loads at once and answers it.
+// The SDK's 2025-era protocol versions, which test/server/early.test.ts checks against the SDK installed.
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 export const SUPPORTED_PROTOCOL_VERSIONS = [
   LATEST_PROTOCOL_VERSION,
@@ -25,14 +29,17 @@ export const SUPPORTED_PROTOCOL_VERSIONS = [
 /** What the server declares: tools, and `logging` so a client may set a level (the SDK answers logging/setLevel). */
 export const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 
+/** Where the SDK puts the server's name and version in every 2026-07-28 result. */
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+
 /** How long after the last answer given here the SDK takes over, if no other request came first. */
 const IDLE_MS = 300;
 
 export interface Handover {
-  /** What the SDK reads first: the initialize request and notification answered here, then every line not answered. */
+  /** What the SDK reads first: the requests answered here that it must see, then every line not answered. */
   replay: Buffer[];
-  /** The id of the initialize request answered here, whose answer from the SDK is not sent again. */
-  answered?: string | number;
+  /** The ids of the requests replayed, whose answers from the SDK are not sent again. */
+  answered: Array<string | number>;
   /** stdin ended before the SDK took over. */
   ended: boolean;
 }
@@ -51,7 +58,7 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
   finish(): void;
 } {
   const replay: Buffer[] = [];
-  let answered: string | number | undefined;
+  const answered: Array<string | number> = [];
   let pending: Buffer[] = [];
   let done = false;
   let idle: NodeJS.Timeout | undefined;
@@ -68,16 +75,18 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
     stdin.pause();
     replay.push(...pending);
     pending = [];
-    settle({ replay, ...(answered !== undefined ? { answered } : {}), ended });
+    settle({ replay, answered, ended });
   };
   const write = (result: string, id: string | number): void => {
     stdout.write(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`);
   };
-  /** What the line was ("initialize" and "listed" were answered here), or undefined to hand it to the SDK. */
-  const handle = (line: Buffer): "initialize" | "listed" | undefined => {
+  // Which era the opening answered here chose: later requests of the other era go to the SDK.
+  let era: "legacy" | "modern" | undefined;
+  /** What the line was ("replayed" to the SDK or "listed" only), or undefined to hand it to the SDK. */
+  const handle = (line: Buffer): "replayed" | "listed" | undefined => {
     const message = parse(line.toString("utf8").replace(/\r?\n$/, ""));
     if (!message) return undefined;
-    if (answered === undefined && isInitialize(message)) {
+    if (era === undefined && isInitialize(message)) {
       const requested = message.params.protocolVersion;
       const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       write(
@@ -89,18 +98,42 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
         }),
         message.id,
       );
-      answered = message.id;
-      return "initialize";
+      era = "legacy";
+      answered.push(message.id);
+      return "replayed";
     }
-    if (answered !== undefined && message.method === "notifications/initialized" && !("id" in message))
-      return "initialize";
-    if (answered === undefined || !isListRequest(message)) return undefined;
-    const cursor = message.params?.cursor;
-    const page = jsonToolPage({ listing: listing(), tools: () => [], ...(cursor !== undefined ? { cursor } : {}) });
-    const text = page && rawJson(page);
+    if (era === "legacy" && message.method === "notifications/initialized" && !("id" in message)) return "replayed";
+    if (era === "legacy" && isListRequest(message)) {
+      const page = pageText(message.params?.cursor);
+      if (page === undefined) return undefined;
+      write(page, message.id);
+      return "listed";
+    }
+    if (era === "legacy" || !isModernRequest(message)) return undefined;
+    const text = message.method === "server/discover" ? discover() : pageText(message.params.cursor, "tools/list");
     if (text === undefined) return undefined;
     write(text, message.id);
-    return "listed";
+    era = "modern";
+    answered.push(message.id);
+    return "replayed";
+  };
+  /** The fields the SDK adds to a handler's result in the 2026-07-28 era, in its order (cache-hints.ts). */
+  const modern = (method: "server/discover" | "tools/list") => ({
+    resultType: "complete",
+    ...cacheHints()[method],
+    _meta: { [SERVER_INFO_KEY]: serverInfo },
+  });
+  const discover = (): string =>
+    JSON.stringify({
+      supportedVersions: [MODERN_PROTOCOL_VERSION],
+      capabilities: CAPABILITIES,
+      ...(instructions ? { instructions } : {}),
+      ...modern("server/discover"),
+    });
+  /** A page of the listing as the result's JSON (in the 2026-07-28 era's shape when `method` is given). */
+  const pageText = (cursor: string | undefined, method?: "tools/list"): string | undefined => {
+    const page = jsonToolPage({ listing: listing(), tools: () => [], ...(cursor !== undefined ? { cursor } : {}) });
+    return page && rawJson(method ? { ...page, ...modern(method) } : page);
   };
   const onData = (chunk: Buffer): void => {
     let from = 0;
@@ -113,8 +146,8 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
         finish();
         return;
       }
-      // The initialize lines are replayed to the SDK; a listing answered changes nothing in a session, so is not.
-      if (what === "initialize") replay.push(line);
+      // A 2025 listing answered changes nothing in a session, so is not replayed.
+      if (what === "replayed") replay.push(line);
       clearTimeout(idle);
       idle = setTimeout(() => finish(), IDLE_MS);
     }
@@ -124,57 +157,4 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
   stdin.on("data", onData);
   stdin.once("end", onEnd);
   return { handover, finish: () => finish() };
-}
-
-interface Message {
-  jsonrpc?: unknown;
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-}
-
-function parse(text: string): Message | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-type Request<P> = Message & { id: string | number; params: P };
-
-/** As the SDK's schema reads it, or stricter: what the SDK might refuse is left to it. */
-function isRequest(message: Message, method: string): message is Request<unknown> {
-  const { id } = message;
-  return message.jsonrpc === "2.0" && message.method === method && (typeof id === "string" || Number.isSafeInteger(id));
-}
-
-function isInitialize(message: Message): message is Request<{ protocolVersion: string }> {
-  if (!isRequest(message, "initialize") || !isPlainObject(message.params)) return false;
-  const { protocolVersion, capabilities, clientInfo, ...rest } = message.params as Record<string, unknown>;
-  return (
-    Object.keys(rest).length === 0 &&
-    typeof protocolVersion === "string" &&
-    isPlainObject(capabilities) &&
-    Object.values(capabilities).every(isPlainObject) &&
-    isPlainObject(clientInfo) &&
-    Object.entries(clientInfo).every(
-      ([key, value]) => ["name", "version", "title"].includes(key) && typeof value === "string",
-    ) &&
-    typeof clientInfo.name === "string" &&
-    typeof clientInfo.version === "string"
-  );
-}
-
-function isListRequest(message: Message): message is Request<{ cursor?: string } | undefined> {
-  if (!isRequest(message, "tools/list")) return false;
-  if (message.params === undefined) return true;
-  if (!isPlainObject(message.params)) return false;
-  const { cursor, ...rest } = message.params as Record<string, unknown>;
-  return Object.keys(rest).length === 0 && (cursor === undefined || typeof cursor === "string");
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

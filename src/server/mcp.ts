@@ -16,6 +16,7 @@ import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
+import { cacheHints } from "./cache-hints.js";
 import { CAPABILITIES } from "./early.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
@@ -61,8 +62,13 @@ export function createMcpServer({
   const server = new Server(
     { name, version },
     // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
-    // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts).
-    { capabilities: structuredClone(CAPABILITIES), ...(instructions ? { instructions } : {}) },
+    // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts), as
+    // are the cache hints the SDK puts on 2026-07-28 results (cache-hints.ts).
+    {
+      capabilities: structuredClone(CAPABILITIES),
+      cacheHints: cacheHints(),
+      ...(instructions ? { instructions } : {}),
+    },
   );
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
@@ -71,15 +77,16 @@ export function createMcpServer({
     const cursor = request.params?.cursor;
     const listing = provider.listingJson?.();
     const at = cursor !== undefined ? { cursor } : {};
+    // A page serialized already is returned as it is: the stdio transport sends its entries' JSON (pages.ts). Its
+    // `tools` is not an array (ListedTools), which the SDK's type cannot say.
     const page = listing
-      ? jsonToolPage({ listing, tools: () => provider.listTools(), ...at })
+      ? (jsonToolPage({ listing, tools: () => provider.listTools(), ...at }) as unknown as ToolPage | undefined)
       : toolPage({ tools: provider.listTools(), ...at });
     if (!page)
       throw new RpcError({
         code: ProtocolErrorCode.InvalidParams,
         message: "Invalid cursor: it is not one this server gave out; list again from the start (without a cursor)",
       });
-    // A page serialized already is returned as it is: the stdio transport sends its JSON (pages.ts).
     return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
 

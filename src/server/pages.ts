@@ -56,10 +56,33 @@ export function toolPage({
   return page;
 }
 
+/** A page of a listing serialized once, as `jsonToolPage` gives it. */
+export interface JsonToolPage {
+  tools: ListedTools;
+  nextCursor?: string;
+}
+
 /**
- * The same page of a listing serialized once (ListingJson), as a result whose JSON the stdio transport sends as it
- * is (see `rawJson`); its `tools` are parsed only if something reads them (the HTTP transport serializing it).
+ * The entries of a page serialized once: `text` is their JSON array, sent as it is over stdio (`rawJson`), and
+ * `toJSON` gives the entries (parsed then) to a transport that serializes the result itself (HTTP). Not an array on
+ * purpose: both eras' SDK encoders look into a `tools` array entry by entry (to drop `execution`, to wrap output
+ * schemas whose root is not an object; our entries have neither), which would parse every entry of every listing.
  */
+export class ListedTools {
+  readonly text: string;
+  private readonly read: () => readonly ServedTool[];
+
+  constructor({ text, read }: { text: string; read: () => readonly ServedTool[] }) {
+    this.text = text;
+    this.read = read;
+  }
+
+  toJSON(): readonly ServedTool[] {
+    return this.read();
+  }
+}
+
+/** The same page of a listing serialized once (ListingJson), whatever the SDK adds to it in either era. */
 export function jsonToolPage({
   listing,
   tools,
@@ -70,7 +93,7 @@ export function jsonToolPage({
   tools: () => readonly ServedTool[];
   cursor?: string;
   maxBytes?: number;
-}): ToolPage | undefined {
+}): JsonToolPage | undefined {
   const { names, texts } = listing;
   const range = pageRange({
     listing,
@@ -82,18 +105,28 @@ export function jsonToolPage({
   });
   if (!range) return undefined;
   const { start, end, nextCursor } = range;
-  const page = {} as ToolPage;
-  Object.defineProperty(page, "tools", { enumerable: true, get: () => tools().slice(start, end) });
+  const text = `[${texts.slice(start, end).join(",")}]`;
+  const page: JsonToolPage = { tools: new ListedTools({ text, read: () => tools().slice(start, end) }) };
   if (nextCursor) page.nextCursor = nextCursor;
-  const text = `{"tools":[${texts.slice(start, end).join(",")}]${nextCursor ? `,"nextCursor":${JSON.stringify(nextCursor)}` : ""}}`;
-  serialized.set(page, text);
   return page;
 }
 
-const serialized = new WeakMap<object, string>();
-/** The JSON of a result made by `jsonToolPage`: what `JSON.stringify` would give, already written. */
+/**
+ * What `JSON.stringify(result)` gives for a result holding a page's `ListedTools` (as the SDK makes it: our page,
+ * then the fields it adds), with the entries' JSON as it was written; undefined for any other result. Fields are
+ * taken in the order JSON.stringify takes them, each but the entries serialized as it would.
+ */
 export function rawJson(result: unknown): string | undefined {
-  return typeof result === "object" && result !== null ? serialized.get(result) : undefined;
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return undefined;
+  const entries = Object.entries(result);
+  if (!entries.some(([, value]) => value instanceof ListedTools)) return undefined;
+  // Concatenated, not joined: `join` copies the megabytes of entries into a new string, `+` only links them.
+  let json = "";
+  for (const [key, value] of entries) {
+    const text = value instanceof ListedTools ? value.text : (JSON.stringify(value) as string | undefined);
+    if (text !== undefined) json += `${json ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `{${json}}`;
 }
 
 function pageRange({

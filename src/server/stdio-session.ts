@@ -20,8 +20,8 @@ export interface SessionOptions {
   log: (line: string) => void;
   stdin: Readable;
   stdout: Writable;
-  /** The id of an initialize request answered already (early.ts): the SDK's answer to it is not sent. */
-  answered?: string | number | undefined;
+  /** The ids of requests answered already (early.ts): the SDK's answers to them are not sent. */
+  answered?: Array<string | number> | undefined;
 }
 
 export async function serveSession({
@@ -73,12 +73,12 @@ export async function serveSession({
 }
 
 /**
- * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again, not
- * answering again an initialize request answered early, and leaving the end of stdin to serveSession.
+ * The SDK's transport, sending a tools/list page serialized already (pages.ts) as it is instead of again (in
+ * either era), not answering again the requests answered early, and leaving the end of stdin to serveSession.
  */
 class ListingTransport extends StdioServerTransport {
   private readonly out: Writable;
-  private answered: string | number | undefined;
+  private readonly answered: Array<string | number>;
   private readonly log: (line: string) => void;
   private readonly onClosed: () => void;
 
@@ -91,13 +91,13 @@ class ListingTransport extends StdioServerTransport {
   }: {
     stdin: Readable;
     stdout: Writable;
-    answered: string | number | undefined;
+    answered: Array<string | number> | undefined;
     log: (line: string) => void;
     onClosed: () => void;
   }) {
     super(stdin, stdout);
     this.out = stdout;
-    this.answered = answered;
+    this.answered = [...(answered ?? [])];
     this.log = log;
     this.onClosed = onClosed;
   }
@@ -111,21 +111,17 @@ class ListingTransport extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    if (
-      this.answered !== undefined &&
-      "id" in message &&
-      message.id === this.answered &&
-      ("result" in message || "error" in message)
-    ) {
-      this.answered = undefined;
+    const id = "id" in message && ("result" in message || "error" in message) ? message.id : undefined;
+    const at = id === undefined ? -1 : this.answered.indexOf(id);
+    if (at >= 0) {
+      this.answered.splice(at, 1);
       // The early answer's checks are the SDK's or stricter, so this would be a bug: said, not sent twice.
-      if ("error" in message)
-        this.log(`mcp: the SDK refused an initialize request answered early: ${message.error.message}`);
+      if ("error" in message) this.log(`mcp: the SDK refused a request answered early: ${message.error.message}`);
       return Promise.resolve();
     }
     const raw = "result" in message ? rawJson(message.result) : undefined;
     if (raw === undefined || !("id" in message)) return super.send(message);
-    // What JSON.stringify(message) gives: the SDK's response is { result, jsonrpc, id }.
+    // What JSON.stringify(message) gives: the SDK's response is { result, jsonrpc, id } in either era.
     const line = `{"result":${raw},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}\n`;
     return new Promise((resolve) => {
       if (this.out.write(line)) resolve();

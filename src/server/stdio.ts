@@ -1,7 +1,7 @@
 // MCP over stdio, for desktop clients. stdout carries protocol messages and nothing else: one stray line there
 // breaks the client's parser, so diagnostics go to stderr and console output is rerouted while serving. A provider
-// with its listing serialized has `initialize` and the first tools/list answered before the SDK loads (early.ts);
-// the SDK's session (stdio-session.ts) takes over from there.
+// with its listing serialized has the opening (`initialize`, or 2026-07-28's `server/discover` or first request) and
+// the first tools/list answered before the SDK loads (early.ts); the SDK's session (stdio-session.ts) takes over.
 
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { answerEarly } from "./early.js";
@@ -15,7 +15,7 @@ export interface StdioOptions extends ServerIdentity {
   /** For tests; default process.stdin / process.stdout. */
   stdin?: Readable;
   stdout?: Writable;
-  /** Answer initialize and the first tools/list before loading the SDK, when the listing is serialized (default true). */
+  /** Answer the opening and the first tools/list before loading the SDK, when the listing is serialized (default true). */
   early?: boolean;
   /** Run before the SDK's session starts (after the early answers): what calls need and those answers did not. */
   ready?: () => void;
@@ -50,7 +50,7 @@ export async function serveStdio({
     answered,
   }: {
     input: Readable;
-    answered?: string | number | undefined;
+    answered?: Array<string | number>;
   }): Promise<StdioHandle> => {
     ready();
     const { serveSession } = await import("./stdio-session.js");

@@ -14,6 +14,8 @@ import { connectClient, serveFake } from "./http-support.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/stdio-server.mjs", import.meta.url));
 const PIN_2026: ClientOptions = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
+/** The listing is fixed for the life of the server and the same for every caller (src/server/cache-hints.ts). */
+const CACHE_HINTS = { ttlMs: 3_600_000, cacheScope: "public" };
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -71,6 +73,22 @@ describe("one HTTP endpoint, both eras", () => {
     await expect(pending).rejects.toThrow();
   });
 
+  it.each([false, true])(
+    "stateless %s: list results tell a 2026-07-28 client to reuse them for an hour, with anyone",
+    async (stateless) => {
+      const { handle } = await serveFake({ cleanups, options: { stateless } });
+      const { client } = await connectModern(handle.url);
+      expect(client.getDiscoverResult()).toMatchObject(CACHE_HINTS);
+      expect(await client.listTools()).toMatchObject(CACHE_HINTS);
+      // The 2025 era has no such fields: its answers are as they were.
+      const old = await connectClient(handle.url);
+      cleanups.push(() => old.client.close());
+      const listed = await old.client.listTools();
+      expect(listed).not.toHaveProperty("ttlMs");
+      expect(listed).not.toHaveProperty("cacheScope");
+    },
+  );
+
   it("an unknown tool is a JSON-RPC error to a 2026-07-28 client too", async () => {
     const { handle } = await serveFake({ cleanups });
     const { client } = await connectModern(handle.url);
@@ -94,7 +112,10 @@ describe("one stdio server, either era per connection", () => {
     await client.connect(transport);
     try {
       expect(client.getProtocolEra()).toBe(era);
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["echo"]);
+      const listed = await client.listTools();
+      expect(listed.tools.map((tool) => tool.name)).toEqual(["echo"]);
+      if (era === "modern") expect(listed).toMatchObject(CACHE_HINTS);
+      else expect(listed).not.toHaveProperty("ttlMs");
       const result = await client.callTool({ name: "echo", arguments: { text: "hi" } });
       expect(result.content).toEqual([{ type: "text", text: JSON.stringify({ name: "echo", args: { text: "hi" } }) }]);
     } finally {
