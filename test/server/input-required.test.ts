@@ -134,6 +134,17 @@ describe("a 2026-07-28 client is asked through input_required", () => {
     expect(deletes()).toEqual([]);
   });
 
+  it("in dynamic mode, call_tool asks about the tool it calls, and sends it once approved", async () => {
+    const running = await start({ mode: "dynamic" });
+    const { client, asked } = await modernClient(running.url!, YES);
+    const call = { name: "call_tool", arguments: { name: "deletePet", arguments: { petId: 7 } } };
+    const result = (await client.callTool(call)) as Result;
+    expect(result.isError ?? false, textOf(result)).toBe(false);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.message).toContain("Tool: deletePet");
+    expect(deletes()).toEqual(["/v1/pets/7"]);
+  });
+
   it("tools that need no approval are called at once", async () => {
     const running = await start();
     const { client, asked } = await modernClient(running.url!, YES);
