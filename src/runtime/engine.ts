@@ -547,8 +547,6 @@ const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => 
   timeout: (tool) => `${tool} was not sent: nobody approved it in time.`,
   unsupported: (tool) =>
     `${tool} needs a person's approval before each call, and this client cannot ask for it (no MCP elicitation), so nothing was sent. An operator can allow it with --policy ${tool}=allow.`,
-  "input-required": (tool) =>
-    `${tool} needs a person's approval before each call. This client speaks MCP 2026-07-28, which asks through an input_required result that this server does not give yet, so nothing was sent. A client on MCP 2025-11-25 can approve it; an operator can allow it with --policy ${tool}=allow.`,
 };
 
 const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {

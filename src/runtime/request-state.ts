@@ -4,6 +4,9 @@
 // Signed, not encrypted: the claims hold the tool's name, a digest of the arguments (not the arguments), the
 // caller's own principal, times, a nonce and the question's id, all of which the client knows already; what must
 // not happen is that it changes them, and the MAC stops that.
+// Not the SDK's createRequestStateCodec: the runtime does not import the SDK, and the codec takes one key (no
+// rotation), counts expiry in seconds of its own clock and binds through one opaque tag, so a refusal could not say
+// what changed. The HMAC and the constant-time comparison are node:crypto's.
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { defined } from "./defined.js";

@@ -63,11 +63,8 @@ export interface ApprovalRequest {
   timeoutMs: number;
 }
 
-/**
- * accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask;
- * input-required: the client speaks MCP 2026-07-28, where the question is an `input_required` result not given yet.
- */
-export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported" | "input-required";
+/** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
+export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
 
 /** A call begun by a client that answers approval later (Engine.beginCall). */
 export interface StartCall {

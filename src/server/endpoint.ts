@@ -16,6 +16,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { CallTracker } from "./calls.js";
+import { callerAuthInfo } from "./input-required.js";
 import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
@@ -90,7 +91,9 @@ export class McpEndpoint {
   async handle({ req, res, body, principal }: EndpointRequest): Promise<void> {
     const request = toWebRequest({ req, res });
     if (!(await isLegacyRequest(request, body))) {
-      const response = await this.modern.fetch(request, { parsedBody: body });
+      // The verified caller goes with the request: an approval asked of it is bound to it (input-required.ts).
+      const caller = principal !== undefined ? { authInfo: callerAuthInfo(principal) } : {};
+      const response = await this.modern.fetch(request, { parsedBody: body, ...caller });
       return sendWebResponse({ response, res });
     }
     if (this.options.stateless) return this.handleStateless({ req, res, body, request });

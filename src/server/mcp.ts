@@ -4,20 +4,27 @@
 
 import {
   type CallToolResult,
-  type ElicitRequestFormParams,
+  type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   SdkErrorCode,
   Server,
 } from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
-import { formatDuration } from "../runtime/durations.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
+import {
+  APPROVAL_SCHEMA,
+  approvalMessage,
+  approvalQuestion,
+  approvalTimeoutMs,
+  readAnswer,
+} from "./approval-question.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { cacheHints } from "./cache-hints.js";
 import { CAPABILITIES } from "./early.js";
+import { callAskingLater } from "./input-required.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
 /** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
@@ -90,7 +97,7 @@ export function createMcpServer({
     return listing ? (page as ToolPage & Record<string, unknown>) : { ...page };
   });
 
-  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const { name: tool, arguments: args } = request.params;
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
@@ -109,18 +116,20 @@ export function createMcpServer({
     // the engine reads it strictly and ignores what is invalid.
     const { traceparent, tracestate } = request.params._meta ?? {};
     const trace = traceparent !== undefined ? { trace: { traceparent, tracestate } } : {};
-    const call = (signal: AbortSignal): Promise<ToolResult> => {
-      // Asks the human about this call, on this call's stream, withdrawn when the call is cancelled. A 2026-07-28
-      // client is asked through an input_required result, which this server does not give yet: refused, not sent.
+    const call = (signal: AbortSignal): Promise<ToolResult | InputRequiredResult> => {
+      const context = { signal, ...session, ...trace };
+      // A 2026-07-28 client is not kept waiting: the question goes back in an input_required result and the answer
+      // comes with the client's retry, to any replica (input-required.ts).
+      if (modern) return callAskingLater({ provider, tool, args: args ?? {}, ctx, context });
+      // An older one is asked on this call's stream, the question withdrawn when the call is cancelled.
       const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
-        modern
-          ? Promise.resolve("input-required")
-          : askApproval({ server, request: asked, signal, relatedRequestId: requestId, log });
-      return provider.callTool(tool, args ?? {}, { signal, ...session, ...trace, approve });
+        askApproval({ server, request: asked, signal, relatedRequestId: requestId, log });
+      return provider.callTool(tool, args ?? {}, { ...context, approve });
     };
     try {
-      const result: ToolResult = await (calls ? calls.run(requestSignal, call) : call(requestSignal));
-      // Already MCP's CallToolResult; the spread only gives TypeScript the open object type the SDK declares.
+      const result = await (calls ? calls.run(requestSignal, call) : call(requestSignal));
+      // Already MCP's CallToolResult (or InputRequiredResult); the spread only gives TypeScript the open object type
+      // the SDK declares.
       return { ...result };
     } catch (error) {
       if (error instanceof ShutdownError) throw new RpcError({ code: CONNECTION_CLOSED, message: error.message });
@@ -133,30 +142,9 @@ export function createMcpServer({
   return server;
 }
 
-export { DEFAULT_APPROVAL_TIMEOUT_MS };
+export { APPROVAL_SCHEMA, approvalMessage, DEFAULT_APPROVAL_TIMEOUT_MS };
 // setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24.8 days).
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** Arguments longer than this (as indented JSON) are cut in the approval message. */
-const MAX_ARGUMENTS_CHARS = 4000;
-
-/**
- * The form an approval asks the human to submit. A plain confirmation needs no field (accept means yes), but
- * form-mode clients render a form with no fields in differing ways, some as a dialog whose submit does nothing;
- * one boolean, ticked by default, renders everywhere and keeps "accept" a one-step yes where clients apply
- * defaults. Accepting with it unticked (or missing) is a no.
- */
-export const APPROVAL_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
-  type: "object",
-  properties: {
-    approve: {
-      type: "boolean",
-      title: "Approve this call",
-      description: "Send the request. Untick, decline or cancel to stop it.",
-      default: true,
-    },
-  },
-  required: ["approve"],
-};
 
 /**
  * Asks the human, through the client (MCP form elicitation), to approve one call. Never rejects: a client that
@@ -181,19 +169,14 @@ export async function askApproval({
   // The SDK reads an empty `elicitation: {}` (protocol 2025-06-18) as form support; URL-only clients cannot confirm.
   if (!server.getClientCapabilities()?.elicitation?.form) return "unsupported";
   if (signal?.aborted) return "cancel";
-  const timeoutMs = request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
   try {
-    const result = await server.elicitInput(
-      { mode: "form", message: approvalMessage(request, timeoutMs), requestedSchema: APPROVAL_SCHEMA },
-      {
-        // The SDK's default request timeout is 60 s: always pass ours.
-        timeout: Math.min(timeoutMs, MAX_TIMER_MS),
-        ...(signal ? { signal } : {}),
-        ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
-      },
-    );
-    if (result.action !== "accept") return result.action;
-    return result.content?.approve === true ? "accept" : "decline";
+    const result = await server.elicitInput(approvalQuestion(request), {
+      // The SDK's default request timeout is 60 s: always pass ours.
+      timeout: Math.min(approvalTimeoutMs(request), MAX_TIMER_MS),
+      ...(signal ? { signal } : {}),
+      ...(relatedRequestId !== undefined ? { relatedRequestId } : {}),
+    });
+    return readAnswer(result);
   } catch (error) {
     // The SDK rejects an aborted request with a RequestTimeout error too: look at the signal first.
     if (signal?.aborted) return "cancel";
@@ -203,34 +186,4 @@ export async function askApproval({
     log?.(`approval request for ${request.tool} failed: ${messageOf(error)}`);
     return "cancel";
   }
-}
-
-const EFFECTS: Record<ApprovalRequest["effect"], string> = {
-  read: "reads data",
-  write: "changes data",
-  destructive: "deletes data, which may not be undoable",
-};
-
-/** What the human reads: tool, title, effect, method and URL, the arguments (secrets already masked). */
-export function approvalMessage(request: ApprovalRequest, timeoutMs = request.timeoutMs): string {
-  let args = JSON.stringify(request.arguments, null, 2) ?? "{}";
-  let heading = "Arguments:";
-  if (args.length > MAX_ARGUMENTS_CHARS) {
-    // Said before the arguments, where the person starts reading them, not only at the end of a long block.
-    const count = (n: number) => n.toLocaleString("en-US");
-    const left = count(args.length - MAX_ARGUMENTS_CHARS);
-    heading = `Arguments, shown in part: the first ${count(MAX_ARGUMENTS_CHARS)} of ${count(args.length)} characters (${left} not shown):`;
-    args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${left} more characters not shown)`;
-  }
-  const title = request.title && request.title !== request.tool ? ` (${request.title})` : "";
-  return [
-    `Approve this call? It ${EFFECTS[request.effect]}.`,
-    "",
-    `Tool: ${request.tool}${title}`,
-    `Request: ${request.method} ${request.url}`,
-    heading,
-    args,
-    "",
-    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs, { words: true })} counts as no.`,
-  ].join("\n");
 }

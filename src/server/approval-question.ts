@@ -1,0 +1,86 @@
+// What a person is asked before a call that needs approval, and how their answer reads: one question for both
+// protocol eras, asked through an elicitation request (2025 clients, mcp.ts) or an input_required result
+// (2026-07-28 clients, input-required.ts), so the same message, form and default timeout reach either.
+
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
+import { formatDuration } from "../runtime/durations.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../runtime/types.js";
+
+/** Arguments longer than this (as indented JSON) are cut in the approval message. */
+const MAX_ARGUMENTS_CHARS = 4000;
+
+/**
+ * The form an approval asks the human to submit. A plain confirmation needs no field (accept means yes), but
+ * form-mode clients render a form with no fields in differing ways, some as a dialog whose submit does nothing;
+ * one boolean, ticked by default, renders everywhere and keeps "accept" a one-step yes where clients apply
+ * defaults. Accepting with it unticked (or missing) is a no.
+ */
+export const APPROVAL_SCHEMA: ElicitRequestFormParams["requestedSchema"] = {
+  type: "object",
+  properties: {
+    approve: {
+      type: "boolean",
+      title: "Approve this call",
+      description: "Send the request. Untick, decline or cancel to stop it.",
+      default: true,
+    },
+  },
+  required: ["approve"],
+};
+
+/** How long the person has to answer: the request's own timeout, or the default (5 minutes). */
+export function approvalTimeoutMs(request: ApprovalRequest): number {
+  return request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_APPROVAL_TIMEOUT_MS;
+}
+
+/** The form elicitation that asks about `request`, in either era. */
+export function approvalQuestion(request: ApprovalRequest): ElicitRequestFormParams & { mode: "form" } {
+  return {
+    mode: "form",
+    message: approvalMessage(request, approvalTimeoutMs(request)),
+    requestedSchema: APPROVAL_SCHEMA,
+  };
+}
+
+/** The person's answer to the form: only an accepted form with the box ticked is a yes. */
+export function readAnswer({
+  action,
+  content,
+}: {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown> | undefined;
+}): ApprovalAnswer {
+  if (action !== "accept") return action;
+  return content?.approve === true ? "accept" : "decline";
+}
+
+const EFFECTS: Record<ApprovalRequest["effect"], string> = {
+  read: "reads data",
+  write: "changes data",
+  destructive: "deletes data, which may not be undoable",
+};
+
+/** What the human reads: tool, title, effect, method and URL, the arguments (secrets already masked). */
+export function approvalMessage(request: ApprovalRequest, timeoutMs = request.timeoutMs): string {
+  let args = JSON.stringify(request.arguments, null, 2) ?? "{}";
+  let heading = "Arguments:";
+  if (args.length > MAX_ARGUMENTS_CHARS) {
+    // Said before the arguments, where the person starts reading them, not only at the end of a long block.
+    const count = (n: number) => n.toLocaleString("en-US");
+    const left = count(args.length - MAX_ARGUMENTS_CHARS);
+    heading = `Arguments, shown in part: the first ${count(MAX_ARGUMENTS_CHARS)} of ${count(args.length)} characters (${left} not shown):`;
+    args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${left} more characters not shown)`;
+  }
+  const title = request.title && request.title !== request.tool ? ` (${request.title})` : "";
+  return [
+    `Approve this call? It ${EFFECTS[request.effect]}.`,
+    "",
+    `Tool: ${request.tool}${title}`,
+    `Request: ${request.method} ${request.url}`,
+    heading,
+    args,
+    "",
+    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs, { words: true })} counts as no.`,
+  ].join("\n");
+}

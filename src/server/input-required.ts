@@ -1,0 +1,91 @@
+// Approval for a 2026-07-28 client (SEP-2322's input_required): that era has no request from server to client, so
+// a call that needs a person's yes is not kept waiting. It ends with an input_required result holding the question
+// (the same form and message older clients get as an elicitation request) and a signed, expiring request state
+// (runtime/request-state.ts). The client asks the person and calls again with the answer and the state, to this
+// process or any other holding the same --state-secret, and the engine resumes the call there: checked, then sent
+// only if approved.
+
+import {
+  type AuthInfo,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import type { ApprovalAnswer, CallContext, ToolProvider, ToolResult } from "../runtime/types.js";
+import { approvalQuestion, readAnswer } from "./approval-question.js";
+
+/** Where the verified caller rides in the SDK's AuthInfo, from endpoint auth to the handler (see callerAuthInfo). */
+const PRINCIPAL = "openapi-mcp/principal";
+
+/**
+ * The AuthInfo handed to the SDK with a request from a verified caller, so a handler can bind the approval state
+ * to it. It carries the principal's key only: the token was checked and removed before the SDK sees the request.
+ */
+export function callerAuthInfo(principal: string): AuthInfo {
+  return { token: "", clientId: "", scopes: [], extra: { [PRINCIPAL]: principal } };
+}
+
+function principalOf(ctx: ServerContext): string | undefined {
+  const principal = ctx.http?.authInfo?.extra?.[PRINCIPAL];
+  return typeof principal === "string" ? principal : undefined;
+}
+
+/**
+ * One round of a 2026-07-28 tools/call. Without a request state: the call, or, when it needs approval, the
+ * question and the state. With one: the call it stands for, resumed with the answer the retry carries.
+ */
+export async function callAskingLater({
+  provider,
+  tool,
+  args,
+  ctx,
+  context,
+}: {
+  provider: ToolProvider;
+  tool: string;
+  args: unknown;
+  ctx: ServerContext;
+  context: CallContext;
+}): Promise<ToolResult | InputRequiredResult> {
+  const principal = principalOf(ctx);
+  const caller = principal !== undefined ? { principal } : {};
+  // Without a verify hook (the engine checks the state itself, saying why it refuses) the SDK gives it as sent.
+  const state = ctx.mcpReq.requestState();
+  // A provider that cannot hand out a state, or a client that cannot show a form, is treated as one that cannot be
+  // asked: a call needing approval is refused, saying so, and nothing is sent.
+  const unsupported = async (): Promise<ApprovalAnswer> => "unsupported";
+  if (!provider.beginCall || !provider.resumeCall || !canShowForm(ctx))
+    return provider.callTool(tool, args, { ...context, approve: unsupported });
+  if (state !== undefined) {
+    // The answer is looked up under the question's id from the signed state, not one the client names.
+    const answer = (questionId: string): ApprovalAnswer => answerTo(ctx.mcpReq.inputResponses, questionId);
+    return provider.resumeCall({ name: tool, args, ...caller, state, answer, context });
+  }
+  const begun = await provider.beginCall({ name: tool, args, ...caller, context });
+  if ("result" in begun) return begun.result;
+  const { questionId, request, state: issued } = begun.approval;
+  return inputRequired({
+    inputRequests: { [questionId]: inputRequired.elicit(approvalQuestion(request)) },
+    requestState: issued,
+  });
+}
+
+/** The person's answer in the retry; none (or not a form's answer) is a cancel, and nothing is sent. */
+function answerTo(responses: Record<string, unknown> | undefined, questionId: string): ApprovalAnswer {
+  const view = inputResponse(responses, questionId);
+  return view.kind === "elicit" ? readAnswer(view) : "cancel";
+}
+
+/**
+ * Whether the request's client declares form elicitation (2026-07-28 sends its capabilities with each request). An
+ * empty `elicitation: {}` means form, as in 2025; the SDK refuses an input_required the client cannot answer.
+ */
+function canShowForm(ctx: ServerContext): boolean {
+  // The SDK's published type of the envelope names none of its keys.
+  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
+  const elicitation = envelope?.[CLIENT_CAPABILITIES_META_KEY]?.elicitation;
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
