@@ -77,29 +77,29 @@ function runSuite(args: string[]): Promise<{ code: number; output: string }> {
 }
 
 describe("the MCP conformance suite", () => {
-  it.each(ERAS)("passes every $era scenario an API's server can pass, and fails the others only by design", async ({
-    era,
-    select,
-    mustPass,
-  }) => {
-    const results = mkdtempSync(join(tmpdir(), "conformance-results-"));
-    const baseline = join(BASELINES, `${era}.yml`);
-    const { code, output } = await runSuite([...select, "--expected-failures", baseline, "-o", results]);
-    const summary = output.slice(output.lastIndexOf("=== SUMMARY ==="));
-    expect(code, summary).toBe(0);
-    const passed = [...summary.matchAll(/✓ ([\w-]+):/g)].map((m) => m[1]);
-    expect(passed).toEqual(expect.arrayContaining(["tools-list", ...mustPass]));
+  it.each(ERAS)(
+    "passes every $era scenario an API's server can pass, and fails the others only by design",
+    async ({ era, select, mustPass }) => {
+      const results = mkdtempSync(join(tmpdir(), "conformance-results-"));
+      const baseline = join(BASELINES, `${era}.yml`);
+      const { code, output } = await runSuite([...select, "--expected-failures", baseline, "-o", results]);
+      const summary = output.slice(output.lastIndexOf("=== SUMMARY ==="));
+      expect(code, summary).toBe(0);
+      const passed = [...summary.matchAll(/✓ ([\w-]+):/g)].map((m) => m[1]);
+      expect(passed).toEqual(expect.arrayContaining(["tools-list", ...mustPass]));
 
-    const unexplained: string[] = [];
-    for (const folder of readdirSync(results)) {
-      const scenario = folder.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
-      const checks = JSON.parse(readFileSync(join(results, folder, "checks.json"), "utf8")) as Check[];
-      for (const check of checks.filter((c) => c.status === "FAILURE")) {
-        const why = check.errorMessage ?? "";
-        if (TASKS_EXTENSION.test(scenario) || BY_DESIGN.some((reason) => reason.test(why))) continue;
-        unexplained.push(`${scenario} / ${check.id}: ${why}`);
+      const unexplained: string[] = [];
+      for (const folder of readdirSync(results)) {
+        const scenario = folder.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+        const checks = JSON.parse(readFileSync(join(results, folder, "checks.json"), "utf8")) as Check[];
+        for (const check of checks.filter((c) => c.status === "FAILURE")) {
+          const why = check.errorMessage ?? "";
+          if (TASKS_EXTENSION.test(scenario) || BY_DESIGN.some((reason) => reason.test(why))) continue;
+          unexplained.push(`${scenario} / ${check.id}: ${why}`);
+        }
       }
-    }
-    expect(unexplained).toEqual([]);
-  }, 300_000);
+      expect(unexplained).toEqual([]);
+    },
+    300_000,
+  );
 });
