@@ -33,7 +33,27 @@ export interface PreparedRequest {
   body?: Uint8Array;
 }
 
+/**
+ * Who made a request, as endpoint auth verified it (`serve --transport http --auth …`): what profiles match on and
+ * per-user upstream credentials come from. Absent without endpoint auth (stdio, an open HTTP endpoint).
+ */
+export interface Caller {
+  /** Stable per caller (the principal's key): sessions, approval states, budgets and stored tokens are bound to it. */
+  principal: string;
+  /** The verified token's claims (a JWT's payload), or `{ token: <name> }` for a static token: never the token. */
+  claims: Readonly<Record<string, unknown>>;
+  /**
+   * The verified MCP access token itself, only for an RFC 8693 token exchange: never sent upstream as it is (MCP
+   * forbids token passthrough), never logged.
+   */
+  accessToken?: string;
+  /** The request's headers, names in lower case, Authorization removed: a source reads only those it names. */
+  headers: Readonly<Record<string, string>>;
+}
+
 export interface CallContext {
+  /** The verified caller; absent without endpoint auth. */
+  caller?: Caller;
   /** Aborted when the client cancels the call or the server shuts down. */
   signal?: AbortSignal;
   /** The MCP session, for logs and audit. */

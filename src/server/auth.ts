@@ -3,13 +3,14 @@
 //  - static: bearer tokens listed in an environment variable, compared in constant time (static-tokens.ts);
 //  - oauth: an OAuth 2.0 protected resource (protected-resource.ts): JWT access tokens verified against the issuer's
 //    keys, bound to this resource by their audience, each naming its caller.
-// The caller's token is used here and nowhere else: once accepted it is removed from the request, so neither the SDK's
-// request info nor a tool call can see it, and nothing is ever derived from caller-supplied tenant or org headers.
+// Once accepted, the caller's token is removed from the request, so neither the SDK's request info nor a tool call can
+// see it, and nothing is ever derived from caller-supplied tenant or org headers. It is kept beside the verified
+// caller (caller.ts) only for an upstream RFC 8693 token exchange, which sends it to the identity provider alone.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthConfig, authConfigError } from "./auth-config.js";
 import { type ChallengeContext, isAuthRefusal, type RefusalAnswer, refusalAnswer } from "./auth-refusals.js";
-import { stripAuthorization } from "./bearer.js";
+import { bearerToken, stripAuthorization } from "./bearer.js";
 import { ProtectedResource } from "./protected-resource.js";
 import { StaticTokens } from "./static-tokens.js";
 
@@ -24,13 +25,16 @@ export { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadataUrl } from "./r
 export interface Principal {
   /** Stable per caller: a session is bound to the principal that opened it. */
   key: string;
+  /** What profiles match on: a JWT's verified payload; for a static token, which one it is. */
+  claims: Record<string, unknown>;
   issuer?: string;
   subject?: string;
   clientId?: string;
   scopes: string[];
 }
 
-export type AuthResult = { ok: true; principal: Principal } | ({ ok: false } & RefusalAnswer);
+/** An accepted request: its caller, and the token itself, kept only for an RFC 8693 exchange (types.ts, Caller). */
+export type AuthResult = { ok: true; principal: Principal; token: string } | ({ ok: false } & RefusalAnswer);
 
 export interface EndpointAuth {
   /** Checks a request to the MCP endpoint; on success the Authorization header is removed from `req`. */
@@ -70,8 +74,9 @@ function withRefusals(mode: AuthMode): EndpointAuth {
     async authenticate(req) {
       try {
         const principal = await mode.verify(req);
+        const token = bearerToken(req);
         stripAuthorization(req);
-        return { ok: true, principal };
+        return { ok: true, principal, token };
       } catch (error) {
         if (!isAuthRefusal(error)) throw error;
         return { ok: false, ...refusalAnswer(error, mode.challenge) };

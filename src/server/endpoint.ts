@@ -9,14 +9,16 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  type AuthInfo,
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import type { Caller } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
-import { callerAuthInfo } from "./input-required.js";
+import { callerAuthInfo } from "./caller.js";
 import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
@@ -40,7 +42,14 @@ export interface EndpointRequest {
   req: IncomingMessage;
   res: ServerResponse;
   body: unknown;
-  principal?: string;
+  /** Who endpoint auth says made the request; none without endpoint auth. */
+  caller?: Caller;
+}
+
+/** A request as the SDK's transports take it, with the caller's AuthInfo when there is one. */
+interface Forwarded {
+  request: Request;
+  auth: { authInfo?: AuthInfo };
 }
 
 /** Writes a JSON-RPC error with no id, the shape the SDK uses for transport-level refusals. */
@@ -88,15 +97,17 @@ export class McpEndpoint {
    * `principal` is who endpoint auth says made the request: a session answers only the principal that opened it (a
    * leaked session id is no use with another caller's token), and to anyone else it does not exist.
    */
-  async handle({ req, res, body, principal }: EndpointRequest): Promise<void> {
+  async handle({ req, res, body, caller }: EndpointRequest): Promise<void> {
     const request = toWebRequest({ req, res });
+    const principal = caller?.principal;
+    // The verified caller goes with each request, in either era, to the handlers (caller.ts): profiles, per-user
+    // credentials and approval states are its own.
+    const auth = caller ? { authInfo: callerAuthInfo(caller) } : {};
     if (!(await isLegacyRequest(request, body))) {
-      // The verified caller goes with the request: an approval asked of it is bound to it (input-required.ts).
-      const caller = principal !== undefined ? { authInfo: callerAuthInfo(principal) } : {};
-      const response = await this.modern.fetch(request, { parsedBody: body, ...caller });
+      const response = await this.modern.fetch(request, { parsedBody: body, ...auth });
       return sendWebResponse({ response, res });
     }
-    if (this.options.stateless) return this.handleStateless({ req, res, body, request });
+    if (this.options.stateless) return this.handleStateless({ req, res, body, request, auth });
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId !== undefined) {
@@ -105,11 +116,11 @@ export class McpEndpoint {
         return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
       }
       this.holdOpen({ slot: session.slot, res });
-      const response = await session.transport.handleRequest(request, { parsedBody: body });
+      const response = await session.transport.handleRequest(request, { parsedBody: body, ...auth });
       return sendWebResponse({ response, res });
     }
     if (req.method === "POST" && isInitializeRequest(body))
-      return this.startSession({ req, res, body, principal, request });
+      return this.startSession({ req, res, body, request, auth, ...(caller ? { caller } : {}) });
     sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
   }
 
@@ -118,8 +129,8 @@ export class McpEndpoint {
     await Promise.allSettled([...[...this.open].map((transport) => transport.close()), this.modern.close()]);
   }
 
-  private async startSession({ res, body, principal, request }: EndpointRequest & { request: Request }) {
-    const admission = this.table.admit(principal);
+  private async startSession({ res, body, caller, request, auth }: EndpointRequest & Forwarded) {
+    const admission = this.table.admit(caller?.principal);
     if ("refused" in admission) {
       const headers = { "retry-after": String(admission.retryAfterSeconds) };
       return sendRpcError({ res, status: 503, code: -32000, message: admission.refused, headers });
@@ -143,7 +154,7 @@ export class McpEndpoint {
     slot.close = () => server.close();
     this.holdOpen({ slot, res });
     await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
+    const response = await transport.handleRequest(request, { parsedBody: body, ...auth });
     // Refused before a session began (a bad Accept header, say): nothing will ever reach this pair again.
     if (transport.sessionId === undefined) await server.close();
     await sendWebResponse({ response, res });
@@ -155,7 +166,7 @@ export class McpEndpoint {
     res.once("close", () => this.table.end(slot));
   }
 
-  private async handleStateless({ req, res, body, request }: EndpointRequest & { request: Request }) {
+  private async handleStateless({ req, res, body, request, auth }: EndpointRequest & Forwarded) {
     // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
     if (req.method !== "POST") {
       const message = "Method not allowed: a stateless server takes POST only";
@@ -170,7 +181,7 @@ export class McpEndpoint {
       void server.close();
     });
     await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
+    const response = await transport.handleRequest(request, { parsedBody: body, ...auth });
     await sendWebResponse({ response, res });
   }
 

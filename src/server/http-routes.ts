@@ -4,8 +4,10 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJSONRPCRequest } from "@modelcontextprotocol/server";
+import type { Caller } from "../runtime/types.js";
 import type { EndpointAuth } from "./auth.js";
 import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
+import { callerOf } from "./caller.js";
 import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";
 import type { RequestGuard } from "./guard.js";
 
@@ -54,7 +56,7 @@ export class HttpRoutes {
       const headers = { allow: "GET, POST, DELETE" };
       return sendRpcError({ res, status: 405, code: -32000, message: "Method not allowed", headers });
     }
-    const { principal } = caller;
+    const principal = caller.caller?.principal;
     const body = req.method === "POST" ? await this.jsonBody({ req, res, principal }) : { json: undefined };
     if (!body) return;
     // While shutting down, only notifications and responses (a cancellation, say) still reach the sessions.
@@ -66,7 +68,7 @@ export class HttpRoutes {
       this.posts.add(res);
       res.on("close", () => this.posts.delete(res));
     }
-    await this.parts.endpoint.handle({ req, res, body: body.json, principal });
+    await this.parts.endpoint.handle({ req, res, body: body.json, ...caller });
   }
 
   /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */
@@ -79,11 +81,11 @@ export class HttpRoutes {
   }
 
   /** Who the caller is (no one in particular without endpoint auth), or undefined once refused. */
-  private async authenticated(req: IncomingMessage, res: ServerResponse): Promise<{ principal?: string } | undefined> {
+  private async authenticated(req: IncomingMessage, res: ServerResponse): Promise<{ caller?: Caller } | undefined> {
     const { auth, log } = this.parts;
     if (!auth) return {};
     const verdict = await auth.authenticate(req);
-    if (verdict.ok) return { principal: verdict.principal.key };
+    if (verdict.ok) return { caller: callerOf({ req, principal: verdict.principal, token: verdict.token }) };
     log(`refused: ${verdict.status} ${verdict.reason}`);
     // A POST's body is left unread: its connection cannot carry another request.
     const headers = { ...verdict.headers, ...(req.method === "POST" ? { connection: "close" } : {}) };
@@ -96,7 +98,9 @@ export class HttpRoutes {
     req,
     res,
     principal,
-  }: Omit<EndpointRequest, "body">): Promise<{ json: unknown } | undefined> {
+  }: Omit<EndpointRequest, "body" | "caller"> & { principal: string | undefined }): Promise<
+    { json: unknown } | undefined
+  > {
     const { budget, limits, maxBodyBytes, log } = this.parts;
     const read = await readBody({ req, limit: maxBodyBytes, budget, owner: principal });
     // Gone before its body came: nobody to answer (on a timeout Node answered 408).

@@ -6,7 +6,6 @@
 // only if approved.
 
 import {
-  type AuthInfo,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type InputRequiredResult,
@@ -16,22 +15,6 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ApprovalAnswer, CallContext, ToolProvider, ToolResult } from "../runtime/types.js";
 import { approvalQuestion, readAnswer } from "./approval-question.js";
-
-/** Where the verified caller rides in the SDK's AuthInfo, from endpoint auth to the handler (see callerAuthInfo). */
-const PRINCIPAL = "openapi-mcp/principal";
-
-/**
- * The AuthInfo handed to the SDK with a request from a verified caller, so a handler can bind the approval state
- * to it. It carries the principal's key only: the token was checked and removed before the SDK sees the request.
- */
-export function callerAuthInfo(principal: string): AuthInfo {
-  return { token: "", clientId: "", scopes: [], extra: { [PRINCIPAL]: principal } };
-}
-
-function principalOf(ctx: ServerContext): string | undefined {
-  const principal = ctx.http?.authInfo?.extra?.[PRINCIPAL];
-  return typeof principal === "string" ? principal : undefined;
-}
 
 /**
  * One round of a 2026-07-28 tools/call. Without a request state: the call, or, when it needs approval, the
@@ -50,7 +33,7 @@ export async function callAskingLater({
   ctx: ServerContext;
   context: CallContext;
 }): Promise<ToolResult | InputRequiredResult> {
-  const principal = principalOf(ctx);
+  const principal = context.caller?.principal;
   const caller = principal !== undefined ? { principal } : {};
   // Without a verify hook (the engine checks the state itself, saying why it refuses) the SDK gives it as sent.
   const state = ctx.mcpReq.requestState();

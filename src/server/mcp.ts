@@ -24,6 +24,7 @@ import {
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { cacheHints } from "./cache-hints.js";
 import { CAPABILITIES } from "./early.js";
+import { callerFromContext } from "./caller.js";
 import { callAskingLater } from "./input-required.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
@@ -116,8 +117,10 @@ export function createMcpServer({
     // the engine reads it strictly and ignores what is invalid.
     const { traceparent, tracestate } = request.params._meta ?? {};
     const trace = traceparent !== undefined ? { trace: { traceparent, tracestate } } : {};
+    const verified = callerFromContext(ctx);
+    const caller = verified ? { caller: verified } : {};
     const call = (signal: AbortSignal): Promise<ToolResult | InputRequiredResult> => {
-      const context = { signal, ...session, ...trace };
+      const context = { signal, ...session, ...trace, ...caller };
       // A 2026-07-28 client is not kept waiting: the question goes back in an input_required result and the answer
       // comes with the client's retry, to any replica (input-required.ts).
       if (modern) return callAskingLater({ provider, tool, args: args ?? {}, ctx, context });

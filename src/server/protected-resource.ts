@@ -52,6 +52,7 @@ export class ProtectedResource implements AuthMode {
     const clientId = [payload.client_id, payload.azp].find((value): value is string => typeof value === "string");
     return {
       key: JSON.stringify([issuer, this.settings.principalClaim, name, clientId ?? null]),
+      claims: { ...payload },
       issuer,
       ...(subject !== undefined ? { subject } : {}),
       ...(clientId !== undefined ? { clientId } : {}),

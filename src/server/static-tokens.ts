@@ -54,7 +54,7 @@ export class StaticTokens implements AuthMode {
         reason: "unknown bearer token",
       });
     }
-    return { key: `static:${match}`, scopes: [] };
+    return { key: `static:${match}`, claims: { token: `#${match + 1}` }, scopes: [] };
   }
 
   servePublic(): boolean {

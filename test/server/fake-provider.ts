@@ -2,13 +2,15 @@
 // `slow` waits `ms` milliseconds, or until its signal fires (unless `ignoreSignal`), and says which happened.
 
 import type { ListedTool } from "../../src/catalog/listing.js";
-import type { CallContext, ToolProvider, ToolResult } from "../../src/runtime/types.js";
+import type { CallContext, Caller, ToolProvider, ToolResult } from "../../src/runtime/types.js";
 
 export interface RecordedCall {
   name: string;
   args: unknown;
   sessionId: string | undefined;
   signal: AbortSignal | undefined;
+  /** The verified caller the binding passed, if any. */
+  caller: Caller | undefined;
   /** Settles with the result once the call ends. */
   done: Promise<ToolResult>;
 }
@@ -53,7 +55,8 @@ export class FakeProvider implements ToolProvider {
 
   callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
     const done = this.run(name, args, context.signal);
-    const call: RecordedCall = { name, args, sessionId: context.sessionId, signal: context.signal, done };
+    const { sessionId, signal, caller } = context;
+    const call: RecordedCall = { name, args, sessionId, signal, caller, done };
     this.calls.push(call);
     for (const waiter of this.waiters.filter((w) => this.calls.length >= w.count))
       waiter.resolve(this.calls[waiter.count - 1]!);
