@@ -4,7 +4,8 @@
 
 import type { Catalog, CredentialScheme, SecurityRequirement, ValueSource } from "../catalog/types.js";
 import { sharedTokenProvider, type TokenSource } from "./oauth.js";
-import type { PreparedRequest } from "./types.js";
+import type { Caller, PreparedRequest } from "./types.js";
+import { type UserCredentialMap, type UserCredentials, UserCredentialsMissing } from "./user-credentials.js";
 
 export type Environment = Record<string, string | undefined>;
 
@@ -21,6 +22,8 @@ interface Contribution {
   secrets: string[];
   /** The OAuth 2.0 access token carried, to drop if the API refuses it. */
   token?: string;
+  /** Forgets a per-user value the API refused, so the next call obtains a fresh one. */
+  forget?: () => void;
   /** Set when the value only says what is not set (a dry run without credentials). */
   placeholder?: string;
 }
@@ -29,13 +32,30 @@ interface Contribution {
 type Pending = () => Promise<Contribution[]>;
 
 /** How a scheme would be applied, or undefined when its values are not configured (or it cannot be applied). */
-function plan(
-  scheme: CredentialScheme,
-  scopes: string[],
-  env: Environment,
-  tokens: TokenSource,
-  signal: AbortSignal | undefined,
-): Pending | undefined {
+interface PlanContext {
+  env: Environment;
+  tokens: TokenSource;
+  signal: AbortSignal | undefined;
+  user: PerUser | undefined;
+}
+
+/** A scheme of the alternative being planned, under its catalog id, with the scopes the operation asks for. */
+interface PlannedScheme {
+  id: string;
+  scheme: CredentialScheme;
+  scopes: string[];
+}
+
+/** The per-user credentials of a call and who makes it. */
+interface PerUser {
+  credentials: UserCredentialMap;
+  caller: Caller | undefined;
+}
+
+function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pending | undefined {
+  const { env, tokens, signal, user } = context;
+  const perUser = user && Object.hasOwn(user.credentials, id) ? user.credentials[id] : undefined;
+  if (perUser) return userPlan({ scheme, scopes, perUser, caller: user?.caller, signal });
   switch (scheme.type) {
     case "apiKey": {
       const value = resolveValue(scheme.value, env);
@@ -91,6 +111,42 @@ function plan(
   }
 }
 
+/** A per-user scheme: the caller's value, placed as the scheme says; no value stops the call (UserCredentialsMissing). */
+function userPlan({
+  scheme,
+  scopes,
+  perUser,
+  caller,
+  signal,
+}: {
+  scheme: CredentialScheme;
+  scopes: string[];
+  perUser: UserCredentials;
+  caller: Caller | undefined;
+  signal: AbortSignal | undefined;
+}): Pending {
+  return async () => {
+    const given = await perUser.valueFor({ caller, scopes, ...(signal ? { signal } : {}) });
+    if ("missing" in given) throw new UserCredentialsMissing(given.missing);
+    const { value } = given;
+    switch (scheme.type) {
+      case "apiKey":
+        return [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
+      case "basic": {
+        const header = `Basic ${Buffer.from(value).toString("base64")}`;
+        return [{ in: "header", name: "authorization", value: header, secrets: [value, header] }];
+      }
+      default: {
+        const forget = caller && perUser.invalidate ? () => perUser.invalidate?.({ caller, value }) : undefined;
+        const header = `Bearer ${value}`;
+        return [
+          { in: "header", name: "authorization", value: header, secrets: [value], ...(forget ? { forget } : {}) },
+        ];
+      }
+    }
+  };
+}
+
 export interface AppliedCredentials {
   request: PreparedRequest;
   /** Every secret value the request now carries (access tokens included), to be masked wherever they show. */
@@ -116,11 +172,17 @@ export async function applyCredentials({
   tokens = sharedTokenProvider(),
   signal,
   placeholders = false,
+  userCredentials,
+  caller,
 }: {
   request: PreparedRequest;
   security: SecurityRequirement[];
   credentials: Record<string, CredentialScheme>;
   env: Environment;
+  /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id: they win over `env`. */
+  userCredentials?: UserCredentialMap;
+  /** Who makes the call, for those schemes. */
+  caller?: Caller;
   /** Where OAuth 2.0 access tokens come from (default: one provider shared by the process). */
   tokens?: TokenSource;
   /** Stops waiting for a token (the call was cancelled). */
@@ -133,11 +195,13 @@ export async function applyCredentials({
 }): Promise<AppliedCredentials> {
   const schemeOf = (id: string): CredentialScheme | undefined =>
     Object.hasOwn(credentials, id) ? credentials[id] : undefined;
+  const user = userCredentials ? { credentials: userCredentials, caller } : undefined;
+  const context: PlanContext = { env, tokens, signal, user };
   let chosen: Pending[] | undefined;
   for (const alternative of security) {
     const plans = alternative.schemes.map((s) => {
       const scheme = schemeOf(s.id);
-      return scheme ? plan(scheme, s.scopes, env, tokens, signal) : undefined;
+      return scheme ? plan({ id: s.id, scheme, scopes: s.scopes }, context) : undefined;
     });
     if (plans.some((p) => p === undefined)) continue;
     chosen = plans as Pending[];
@@ -149,7 +213,7 @@ export async function applyCredentials({
     );
     chosen = usable?.schemes.map((s) => {
       const scheme = schemeOf(s.id)!;
-      return plan(scheme, s.scopes, env, tokens, signal) ?? placeholderPlan(scheme, env);
+      return plan({ id: s.id, scheme, scopes: s.scopes }, context) ?? placeholderPlan(scheme, env);
     });
   }
   if (chosen) {
@@ -158,9 +222,11 @@ export async function applyCredentials({
     let path = request.path;
     const secrets: string[] = [];
     const used: string[] = [];
+    const forgets: Array<() => void> = [];
     for (const part of parts) {
       secrets.push(...part.secrets);
       if (part.token !== undefined) used.push(part.token);
+      if (part.forget) forgets.push(part.forget);
       if (part.in === "header") headers[part.name.toLowerCase()] = part.value;
       else if (part.in === "cookie")
         headers.cookie = [headers.cookie, `${part.name}=${encodeURIComponent(part.value)}`].filter(Boolean).join("; ");
@@ -168,9 +234,10 @@ export async function applyCredentials({
         path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
     }
     const applied: AppliedCredentials = { request: { ...request, headers, path }, secrets };
-    if (used.length > 0) {
+    if (used.length > 0 || forgets.length > 0) {
       applied.invalidate = () => {
         for (const token of used) tokens.invalidate(token);
+        for (const forget of forgets) forget();
       };
     }
     const shown = parts.flatMap((part) => (part.placeholder ? [part.placeholder] : []));
@@ -230,6 +297,7 @@ export interface MissingCredentials {
 export function missingCredentials(
   catalog: Pick<Catalog, "tools" | "credentials">,
   env: Environment,
+  { userCredentials = {} }: { userCredentials?: UserCredentialMap } = {},
 ): MissingCredentials[] {
   const groups = new Map<string, MissingCredentials>();
   for (const tool of catalog.tools) {
@@ -244,6 +312,8 @@ export function missingCredentials(
       }));
       if (schemes.some((s) => s.scheme === undefined || s.scheme.type === "unsupported")) continue;
       const lacking = schemes.flatMap(({ id, scheme }) => {
+        // A per-user scheme is configured; whether this caller has a value is asked when the call is made.
+        if (Object.hasOwn(userCredentials, id)) return [];
         const variables = unsetVariables(scheme!, env);
         return variables === undefined ? [] : [{ scheme: id, name: scheme!.name, variables }];
       });

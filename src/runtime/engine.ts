@@ -8,6 +8,7 @@ import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
+import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import {
@@ -77,6 +78,8 @@ export interface EngineOptions
    * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
    */
   requestStates?: RequestStates;
+  /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
+  userCredentials?: UserCredentialMap;
 }
 
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
@@ -145,6 +148,11 @@ export class Engine implements ToolProvider {
       });
   }
 
+  private userSchemes(): { userCredentials?: UserCredentialMap } {
+    const { userCredentials } = this.options;
+    return userCredentials ? { userCredentials } : {};
+  }
+
   /** The tools/list entries: denied tools are left out (unless refused instead); output schemas only when held to. */
   listTools(): ListedTool[] {
     if (!this.listed) {
@@ -183,7 +191,7 @@ export class Engine implements ToolProvider {
     // Before the arguments: no other arguments can help, and the model should not be asked to fix them first.
     const missing = context.dryRun
       ? []
-      : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env);
+      : missingCredentials({ tools: [tool], credentials: this.options.catalog.credentials }, env, this.userSchemes());
     if (missing.length > 0) {
       return {
         error: errorResult(
@@ -245,6 +253,8 @@ export class Engine implements ToolProvider {
         credentials: this.options.catalog.credentials,
         env,
         tokens: this.tokens,
+        ...this.userSchemes(),
+        ...(context.caller ? { caller: context.caller } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
         ...(context.dryRun ? { placeholders: true } : {}),
       });
@@ -260,6 +270,11 @@ export class Engine implements ToolProvider {
           outcome: "invalid_arguments",
         };
       }
+      if (error instanceof UserCredentialsMissing)
+        return {
+          error: errorResult(`${name} cannot be called: ${error.message} Nothing was sent.`),
+          outcome: "missing_credentials",
+        };
       if (error instanceof OpenApiMcpError)
         return { error: errorResult(`${name} cannot be called: ${error.message}`), outcome: "network_error" };
       throw error;
