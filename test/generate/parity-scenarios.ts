@@ -40,6 +40,22 @@ export interface Scenario {
   };
 }
 
+/** A call that needs approval, from a 2026-07-28 client: asked through input_required, resumed with `answer`. */
+export interface ApprovalScenario {
+  what: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** The person's answer, sent with the retry. */
+  answer: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+  routes?: Scenario["routes"];
+  expect: {
+    /** Requests the upstream saw after the answer. */
+    requests: number;
+    /** Matched against the answer to the retry. */
+    text: RegExp;
+  };
+}
+
 const COLOR = { R: 100, G: 200, B: 150 };
 const COLORS = ["blue", "black", "brown"];
 const ITEM = { id: 7, name: "seven" };
@@ -397,5 +413,48 @@ export const WIDGET_SCENARIOS: Scenario[] = [
     pauseMs: 1_100,
     routes: [route("GET", "/v1/widgets", json([]))],
     expect: { outcome: "any", requests: 10, errors: 2 },
+  },
+];
+
+const APPROVED = { action: "accept", content: { approve: true } } as const;
+
+export function WIRE_APPROVALS(): ApprovalScenario[] {
+  const deleted = [route("DELETE", "/v1/things/9", status(204))];
+  return [
+    {
+      what: "approved: sent once",
+      tool: "deleteThing",
+      args: { id: 9 },
+      answer: APPROVED,
+      routes: deleted,
+      expect: { requests: 1, text: /the request succeeded/ },
+    },
+    {
+      what: "declined: nothing sent",
+      tool: "deleteThing",
+      args: { id: 9 },
+      answer: { action: "decline" },
+      routes: deleted,
+      expect: { requests: 0, text: /deleteThing was not sent: the person reviewing it declined/ },
+    },
+    {
+      what: "accepted with the box unticked: nothing sent",
+      tool: "deleteThing",
+      args: { id: 9 },
+      answer: { action: "accept", content: { approve: false } },
+      routes: deleted,
+      expect: { requests: 0, text: /deleteThing was not sent: the person reviewing it declined/ },
+    },
+  ];
+}
+
+export const WIDGET_APPROVALS: ApprovalScenario[] = [
+  {
+    what: "delete, approved: sent once",
+    tool: "delete_widget",
+    args: { widgetId: "w2" },
+    answer: APPROVED,
+    routes: [route("DELETE", "/v1/widgets/w2", status(204))],
+    expect: { requests: 1, text: /the request succeeded/ },
   },
 ];

