@@ -6,15 +6,15 @@ import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 
-/** The newest profile in `dir`, once the server has written it (it does so as it exits). */
-export async function newestProfile(dir) {
+/** The profile the server `pid` writes in `dir` as it exits (a 2026-07-28 client's probe process writes one too). */
+export async function servingProfile({ dir, pid }) {
   const deadline = Date.now() + 10_000;
-  const files = () => readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
-  while (files().length === 0) {
-    if (Date.now() > deadline) throw new Error("timed out waiting for the server's CPU profile");
+  const find = () => readdirSync(dir).find((f) => f.endsWith(".cpuprofile") && f.includes(`.${pid}.`));
+  while (!find()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the CPU profile of process ${pid}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return join(dir, files().sort().at(-1));
+  return join(dir, find());
 }
 
 // Inclusive time of the frames matching each pattern: the largest one, or (for separate frames) their sum.

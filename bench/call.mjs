@@ -25,7 +25,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { directCaller, EXPECTED, mcpCaller } from "./call-clients.mjs";
-import { newestProfile, summarizeProfile } from "./call-profile.mjs";
+import { servingProfile, summarizeProfile } from "./call-profile.mjs";
 import { report } from "./call-report.mjs";
 import { cpuNow, loaded, percentile, sequential } from "./call-measure.mjs";
 import { printMachine } from "./report.mjs";
@@ -132,9 +132,9 @@ upstream.stdin.end();
 
 report({ subjects, figures, concurrency: CONCURRENCY });
 if (profileDir) {
-  for (const name of ["ours-2025", "ours-2026"].filter((n) => subjects.some((s) => s.name === n))) {
+  for (const { name, pid } of subjects.filter((s) => s.name === "ours-2025" || s.name === "ours-2026")) {
     console.log();
-    summarizeProfile(await newestProfile(join(profileDir, name)));
+    summarizeProfile(await servingProfile({ dir: join(profileDir, name), pid }));
   }
 }
 
