@@ -20,12 +20,12 @@ export async function servingProfile({ dir, pid }) {
 // Inclusive time of the frames matching each pattern: the largest one, or (for separate frames) their sum.
 const STAGES = [
   ["stdin read + JSON-RPC parse", /^_ondata .*server\/dist\/stdio\.mjs/, "max"],
-  ["SDK request handling (validation, our handler, reply)", /^_onrequest .*server\/dist\/src-/, "max"],
+  ["SDK request dispatch (its synchronous part)", /^_onrequest .*server\/dist\/src-/, "max"],
   ["  Engine.callTool", /^callTool dist\/runtime\/engine\.js/, "max"],
   ["    prepare (validate, build request)", /^prepare dist\/runtime\/engine\.js/, "max"],
   ["    send (undici, to the response body)", /^send dist\/runtime\/http\.js/, "max"],
   ["    mapResponse (parse, output validation)", /^mapResponse dist\/runtime\/response\.js/, "max"],
-  ["  AbortSignal.any + AbortSignal.timeout", /^(any|timeout) node:internal\/abort_controller/, "sum"],
+  ["  abort signals made (the SDK's, ours, the request's)", /^get signal node:internal\/abort_controller/, "sum"],
   ["stdout write (our ListingTransport.send)", /^send dist\/server\/stdio-session\.js/, "max"],
   ["promise hooks (AsyncLocalStorage)", /^promise\w*Hook node:internal\/async_hooks/, "sum"],
   ["garbage collector", /^\(garbage collector\)/, "max"],
