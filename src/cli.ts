@@ -162,9 +162,14 @@ function addInspect({ program, output }: { program: Command; output: Output }): 
         "<source...>",
         "OpenAPI documents, action definitions or one manifest, as `serve` takes them: files or https:// URLs",
       )
-      .option("--json", "print the report as JSON"),
-  ).action(async (sources: string[], flags: SourceFlags & { json?: boolean }) => {
-    const report = inspectCatalog(await load(sources, loadOptions(flags)));
+      .option("--json", "print the report as JSON")
+      .option("--config <file>", "a settings file: its auth entries, and each scheme's per-user credential mode"),
+  ).action(async (sources: string[], flags: SourceFlags & { json?: boolean; config?: string }) => {
+    const settings = flags.config ? await (await import("./load/settings.js")).readSettings(flags.config) : undefined;
+    const settingsAuth = settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {};
+    const catalog = await load(sources, { ...loadOptions(flags), ...settingsAuth });
+    const { credentialModes } = await import("./runtime/user-credential-modes.js");
+    const report = inspectCatalog(catalog, { modes: credentialModes({ settings, catalog }) });
     output.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (report.errors.length > 0) output.fail();
   });

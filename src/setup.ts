@@ -12,6 +12,7 @@ import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
+import { userCredentialModes } from "./runtime/user-credential-modes.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
 export interface EngineSetupOptions
@@ -71,12 +72,15 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const env = settings
     ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env })
     : (options.env ?? process.env);
+  // Schemes whose value each caller brings (forwarded, exchanged): checked now, so a mistake stops the start.
+  const userCredentials = userCredentialModes({ settings, catalog, env, allowInsecureHttp });
   const engine = startEngine({
     catalog,
     env,
     log,
     ...withSettings({ settings, given: { ...options, allowInsecureHttp } }),
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
+    ...(Object.keys(userCredentials).length > 0 ? { userCredentials } : {}),
   });
   return { catalog, load, engine, env, ...(settings ? { settings } : {}) };
 }

@@ -6,7 +6,38 @@ import type { RateLimits } from "./types.js";
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues =
   | string
-  | { value?: string; username?: string; password?: string; clientId?: string; clientSecret?: string };
+  | {
+      value?: string;
+      username?: string;
+      password?: string;
+      clientId?: string;
+      clientSecret?: string;
+      /** The value comes from each caller, not from here (runtime/user-credential-modes.ts). */
+      perUser?: PerUserCredentials;
+    };
+
+/** How each caller's own value for a scheme is obtained: exactly one mode. */
+export interface PerUserCredentials {
+  /** From a request header the caller sends. */
+  forwarded?: { header: string };
+  /** RFC 8693 token exchange of the caller's MCP access token. */
+  exchange?: TokenExchangeSettings;
+}
+
+export interface TokenExchangeSettings {
+  tokenUrl: string;
+  clientId: string;
+  /** `${VAR}` references are read from the environment. */
+  clientSecret: string;
+  audience?: string;
+  resource?: string;
+  scopes?: string[];
+  /** How the client authenticates to the token URL (default client_secret_basic). */
+  authMethod?: "client_secret_basic" | "client_secret_post";
+  /** Default urn:ietf:params:oauth:token-type:access_token. */
+  subjectTokenType?: string;
+  requestedTokenType?: string;
+}
 
 export interface Settings {
   /** Where the settings came from, for messages. */

@@ -41,7 +41,11 @@ export function renderReport(
   if (report.credentials.length > 0) {
     lines.push("", "Credentials:");
     for (const c of report.credentials) {
-      const from = c.variables.length > 0 ? ` ← ${c.variables.map((v) => `$${v}`).join(", ")}` : "";
+      const from = c.obtained
+        ? ` · per user: ${c.obtained}`
+        : c.variables.length > 0
+          ? ` ← ${c.variables.map((v) => `$${v}`).join(", ")}`
+          : "";
       lines.push(printable(`  ${c.id}: ${c.detail}${from} (${c.usedBy} tool${plural(c.usedBy)})`));
     }
   }

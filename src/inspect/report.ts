@@ -28,7 +28,14 @@ export interface CredentialSummary {
   detail: string;
   variables: string[];
   usedBy: number;
+  /** How its value is obtained: `environment` (or settings values), or a per-user mode (forwarded, exchange, …). */
+  mode: string;
+  /** For a per-user mode, how, in words: `forwarded from each caller's X-Upstream-Key header`. */
+  obtained?: string;
 }
+
+/** A scheme's per-user mode by scheme id, as the settings file sets it (runtime/user-credential-modes.ts). */
+export type CredentialModes = Readonly<Record<string, { mode: string; description: string }>>;
 
 export interface InspectReport {
   sources: SourceInfo[];
@@ -43,7 +50,7 @@ export interface InspectReport {
 
 export function inspectCatalog(
   catalog: Catalog,
-  { outputSchema = true }: { outputSchema?: boolean } = {},
+  { outputSchema = true, modes = {} }: { outputSchema?: boolean; modes?: CredentialModes } = {},
 ): InspectReport {
   const listing = new Listing(catalog, { outputSchema });
   const tools = catalog.tools.map((tool): ToolSummary => {
@@ -70,13 +77,18 @@ export function inspectCatalog(
     const ids = new Set(tool.operation.security.flatMap((requirement) => requirement.schemes.map((s) => s.id)));
     for (const id of ids) usage.set(id, (usage.get(id) ?? 0) + 1);
   }
-  const credentials = Object.entries(catalog.credentials).map(([id, credential]) => ({
-    id,
-    type: credential.type,
-    detail: describeCredential(credential),
-    variables: credentialVariables(credential),
-    usedBy: usage.get(id) ?? 0,
-  }));
+  const credentials = Object.entries(catalog.credentials).map(([id, credential]): CredentialSummary => {
+    const perUser = Object.hasOwn(modes, id) && modes[id]!.mode !== "environment" ? modes[id] : undefined;
+    return {
+      id,
+      type: credential.type,
+      detail: describeCredential(credential),
+      variables: perUser ? [] : credentialVariables(credential),
+      usedBy: usage.get(id) ?? 0,
+      mode: perUser?.mode ?? "environment",
+      ...(perUser ? { obtained: perUser.description } : {}),
+    };
+  });
   return {
     sources: catalog.sources,
     tools,

@@ -269,11 +269,11 @@ function fingerprint(text: string): string {
 }
 
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks for the id and secret in HTTP basic. */
-function formEncode(text: string): string {
+export function formEncode(text: string): string {
   return new URLSearchParams([["", text]]).toString().slice(1);
 }
 
-function parseBody(body: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
+export function parseBody(body: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
   const text = body.toString("utf8");
   try {
     const parsed: unknown = JSON.parse(text);
@@ -288,7 +288,7 @@ function parseBody(body: Buffer, contentType: string | undefined): Record<string
   }
 }
 
-function seconds(value: unknown): number | undefined {
+export function seconds(value: unknown): number | undefined {
   const number =
     typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
   return Number.isFinite(number) && number >= 0 ? number : undefined;

@@ -72,7 +72,9 @@ export function credentialEnvironment({
         message: `${place}: no security scheme '${id}' (the source has: ${known.join(", ") || "none"})`,
       });
     }
-    const values = typeof given === "string" ? { value: given } : given;
+    // A per-user scheme's value comes from each caller (user-credential-modes.ts), which checks its settings.
+    const { perUser, ...values } = typeof given === "string" ? { value: given } : given;
+    if (perUser !== undefined && Object.keys(values).length === 0) continue;
     const fields = FIELDS[credential.type] ?? [];
     const stray = Object.keys(values).filter((field) => !fields.includes(field));
     if (stray.length > 0) {

@@ -159,4 +159,26 @@ describe("a generated server with --config", () => {
       expect(stderr).toContain("API_KEY_API_KEY");
     }
   });
+
+  it("takes a per-user credential mode from the file: forwarded, so a stdio call says to send the header over HTTP", async () => {
+    const forwarded = "credentials: { api_key: { perUser: { forwarded: { header: X-Upstream-Key } } } }";
+    const config = settingsFile("per-user.yaml", [`baseUrl: ${api.url}/v1`, forwarded, ""].join("\n"));
+    const client = await connect(["--config", config], { API_KEY_API_KEY: KEY });
+    try {
+      const sent = api.requests.length;
+      const result = (await client.callTool({ name: "getPet", arguments: { petId: 7 } })) as {
+        content: Array<{ text?: string }>;
+        isError?: boolean;
+      };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toContain("send the X-Upstream-Key header with requests over HTTP");
+      expect(api.requests.length).toBe(sent);
+    } finally {
+      await client.close();
+    }
+    const refused = settingsFile("bad-header.yaml", forwarded.replace("X-Upstream-Key", "Cookie").concat("\n"));
+    const { code, stderr } = await run(["--config", refused]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("bad-header.yaml#/credentials/api_key/perUser/forwarded/header: Cookie carries");
+  });
 });
