@@ -1,7 +1,11 @@
 // Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
+import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
+import type { Engine } from "./runtime/engine.js";
+import { profiledProvider } from "./runtime/profiled.js";
+import { profileTable } from "./runtime/profiles.js";
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
@@ -57,8 +61,15 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
-  const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined;
+  const table = profileTable(settings);
+  // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
+  const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();
+  if (table && table.defaultProfile === undefined && (stdio || !options.auth))
+    throw new UserError({
+      code: "E_SETTINGS",
+      message: `${table.file}: profiles without defaultProfile match verified callers only, and ${stdio ? "stdio" : "HTTP without --auth"} has none, so every request would be refused: set defaultProfile, or serve over HTTP with endpoint auth`,
+    });
   const warnings = catalog.diagnostics.length;
   if (warnings > 0)
     log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
@@ -66,7 +77,17 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
   // cache come a second after the server is up (or at close), not while the client reads the listing.
   const after = later();
-  if (mode === "dynamic") {
+  if (table) {
+    // Each profile's provider is made on its first request, its listing serialized then, once.
+    const { DynamicProvider } = await import("./runtime/dynamic.js");
+    const cached = load.listing ? { cached: load.listing } : {};
+    const build = (scoped: Engine): ToolProvider =>
+      mode === "dynamic"
+        ? new DynamicProvider({ engine: scoped, catalog })
+        : servedListing({ engine: scoped, catalog, ...cached, outputSchemas }).provider;
+    provider = profiledProvider({ engine, settings, build })!;
+    after.add(() => load.keep());
+  } else if (mode === "dynamic") {
     provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
     after.add(() => load.keep());
   } else {

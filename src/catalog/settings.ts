@@ -1,7 +1,7 @@
 // The settings file's shape (`--config`): plain data, read by the loader (`serve`) or by a generated server, and
 // applied by the runtime (runtime/settings.ts). Its published schema is schemas/settings.schema.json.
 
-import type { RateLimits } from "./types.js";
+import type { RateLimit, RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues =
@@ -39,6 +39,23 @@ export interface TokenExchangeSettings {
   requestedTokenType?: string;
 }
 
+/** A claim value a profile's `match` asks for: equal to the claim, or among its values when the claim is a list. */
+export type ClaimValue = string | number | boolean;
+
+/** What one profile (settings `profiles:`) lets the callers it matches see and do (runtime/profiles.ts). */
+export interface ProfileSettings {
+  /** Claim name (or dotted path) -> the value(s) it must have; every entry must hold. Absent: only as the default. */
+  match?: Record<string, ClaimValue | ClaimValue[]>;
+  include?: string[];
+  exclude?: string[];
+  /** As the top-level `policy`, applied after it. */
+  policy?: Record<string, PolicyDecision>;
+  /** Budgets per caller of this profile, inside the server's tool and source limits. */
+  rateLimits?: RateLimits & { calls?: RateLimit };
+  /** The per-user credential modes (by security scheme) this profile's callers use; read by those modes. */
+  credentials?: string[];
+}
+
 export interface Settings {
   /** Where the settings came from, for messages. */
   file: string;
@@ -67,6 +84,10 @@ export interface Settings {
   maxPendingBodyBytes?: number;
   maxPendingBodyBytesPerPrincipal?: number;
   rateLimits?: RateLimits;
+  /** By name, tried in order: the first whose `match` fits the verified caller is its profile. */
+  profiles?: Record<string, ProfileSettings>;
+  /** The profile of callers no profile matches (and of stdio and unauthenticated HTTP); absent: they are refused. */
+  defaultProfile?: string;
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */
   auth?: Record<string, unknown>;

@@ -22,6 +22,10 @@ export type AuditOutcome =
 export interface AuditRecord {
   time: string;
   session?: string;
+  /** The verified caller's principal (its key, never a token); absent without endpoint auth. */
+  principal?: string;
+  /** The profile the call was made under, when the server has profiles. */
+  profile?: string;
   /** The W3C trace the client's call belongs to, when it sent a valid `traceparent`. */
   traceId?: string;
   /** The parent-id our request carried in its `traceparent` (the upstream's parent span). */

@@ -4,7 +4,7 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, Tool } from "../catalog/types.js";
+import type { Catalog, RateLimit, RateLimits, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
@@ -26,7 +26,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   type RuntimeSettings,
 } from "./options.js";
-import { DEFAULT_POLICIES, type Policies, resolve as resolvePolicy, isListed } from "./policy.js";
+import { DEFAULT_POLICIES, type Policies, parsePolicies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
@@ -80,6 +80,26 @@ export interface EngineOptions
   requestStates?: RequestStates;
   /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
   userCredentials?: UserCredentialMap;
+  /** The profile this engine serves (withProfile): named on audit lines, its budgets counted per caller. */
+  profile?: { name: string; budgets?: ProfileBudgets };
+}
+
+/** A profile's own rate limits, counted per caller inside the server's tool and source limits. */
+export type ProfileBudgets = RateLimits & { calls?: RateLimit };
+
+/** What withProfile narrows: the tools a profile has, and its policy entries (after the server's). */
+export interface EngineProfile {
+  name: string;
+  tools: (tool: Tool) => boolean;
+  policy?: string[];
+  budgets?: ProfileBudgets;
+}
+
+/** What every profile's engine shares with the engine it came from: limits, token caches, approval keys. */
+interface Shared {
+  validator: Validator;
+  limiter: RateLimiter;
+  tokens: TokenSource;
 }
 
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
@@ -133,19 +153,47 @@ export class Engine implements ToolProvider {
   private listed: ListedTool[] | undefined;
   private states: RequestStates | undefined;
 
-  constructor(private readonly options: EngineOptions) {
+  constructor(
+    private readonly options: EngineOptions,
+    shared?: Shared,
+  ) {
     this.tools = new Map(options.catalog.tools.map((tool) => [tool.name, tool]));
-    this.validator = new Validator({ definitions: options.catalog.definitions });
+    this.validator = shared?.validator ?? new Validator({ definitions: options.catalog.definitions });
     this.outputValidation = options.outputValidation ?? "strict";
     this.policies = options.policies ?? DEFAULT_POLICIES;
-    this.limiter = new RateLimiter(options.clock ? { clock: options.clock } : {});
+    this.limiter = shared?.limiter ?? new RateLimiter(options.clock ? { clock: options.clock } : {});
     this.tokens =
+      shared?.tokens ??
       options.tokens ??
       new TokenProvider({
         ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
         ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       });
+  }
+
+  /**
+   * This engine as one profile sees it (profiles.ts): only its tools exist, its policy entries apply after the
+   * server's, and its budgets count per caller. Rate limits, token caches, validation and approval states are
+   * shared with this engine, so the server's tool and source limits hold across every profile.
+   */
+  withProfile({ name, tools, policy = [], budgets }: EngineProfile): Engine {
+    const { catalog } = this.options;
+    const policies = parsePolicies(
+      policy,
+      catalog.tools.map((tool) => tool.name),
+      this.policies,
+    );
+    return new Engine(
+      {
+        ...this.options,
+        catalog: { ...catalog, tools: catalog.tools.filter(tools) },
+        policies,
+        requestStates: this.requestStates(),
+        profile: { name, ...(budgets ? { budgets } : {}) },
+      },
+      { validator: this.validator, limiter: this.limiter, tokens: this.tokens },
+    );
   }
 
   private userSchemes(): { userCredentials?: UserCredentialMap } {
@@ -380,6 +428,9 @@ export class Engine implements ToolProvider {
           {
             time: new Date().toISOString(),
             ...(context.sessionId ? { session: context.sessionId } : {}),
+            // Who called (the principal's key, never a token) and under which profile.
+            ...(context.caller ? { principal: context.caller.principal } : {}),
+            ...(this.options.profile ? { profile: this.options.profile.name } : {}),
             ...(traceId ? { traceId } : {}),
             ...(extra.request && extra.spanId ? { spanId: extra.spanId } : {}),
             tool: name,
@@ -424,11 +475,14 @@ export class Engine implements ToolProvider {
   }): Promise<ToolResult> {
     let prepared = first;
     // Counted after approval, so a call waiting for a person holds no slot.
-    const admission = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
+    const budgets = this.budgetKeys(prepared.tool, context);
+    const admission = this.limiter.tryAcquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
     if (!admission.ok) {
       record("rate_limited", prepared);
+      const what =
+        budgets.shown.get(admission.key) ?? `the rate limit for ${admission.key.replace(/^source:$/, "this API")}`;
       return errorResult(
-        `${name} was not sent: the rate limit for ${admission.key.replace(/^source:$/, "this API")} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`,
+        `${name} was not sent: ${what} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`,
       );
     }
     const secrets = [...prepared.secrets];
@@ -545,6 +599,13 @@ export class Engine implements ToolProvider {
     return this.states;
   }
 
+  /** The profile's budgets for this caller (no caller: stdio or no endpoint auth, counted as one). */
+  private budgetKeys(tool: Tool, context: CallContext): { keys: RateLimitKey[]; shown: Map<string, string> } {
+    const budgets = this.options.profile?.budgets;
+    if (!budgets) return { keys: [], shown: new Map() };
+    return profileBudgetKeys({ tool, budgets, principal: context.caller?.principal ?? "" });
+  }
+
   private rateLimitKeys(tool: Tool): RateLimitKey[] {
     const keys: RateLimitKey[] = [];
     const toolLimit = this.options.rateLimits?.tools?.[tool.name] ?? tool.operation.rateLimit;
@@ -554,6 +615,34 @@ export class Engine implements ToolProvider {
     if (sourceLimit) keys.push({ key: sourceKey(tool.source), limit: sourceLimit });
     return keys;
   }
+}
+
+/** A tool's place in a profile's budgets: its keys hold the caller's principal, so no two callers share one. */
+function profileBudgetKeys({ tool, budgets, principal }: { tool: Tool; budgets: ProfileBudgets; principal: string }): {
+  keys: RateLimitKey[];
+  shown: Map<string, string>;
+} {
+  const keys: RateLimitKey[] = [];
+  const shown = new Map<string, string>();
+  const add = (key: string, limit: RateLimit | undefined, words: string): void => {
+    if (!limit) return;
+    const scoped = `caller:${principal}:${key}`;
+    keys.push({ key: scoped, limit });
+    shown.set(scoped, `this caller's budget ${words} (${limit.requests} per ${limit.windowSeconds} s)`);
+  };
+  add("calls", budgets.calls, "for all calls");
+  add(
+    toolKey(tool.name),
+    Object.hasOwn(budgets.tools ?? {}, tool.name) ? budgets.tools?.[tool.name] : undefined,
+    `for ${tool.name}`,
+  );
+  const source = tool.source || "default";
+  add(
+    sourceKey(tool.source),
+    Object.hasOwn(budgets.sources ?? {}, source) ? budgets.sources?.[source] : undefined,
+    "for this API",
+  );
+  return { keys, shown };
 }
 
 const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => string> = {

@@ -137,6 +137,12 @@ export interface ToolProvider {
   beginCall?(call: StartCall): Promise<BegunCall>;
   /** The call a state from beginCall stands for, with the person's answer: checked, then sent if approved. */
   resumeCall?(call: ResumeCall): Promise<ToolResult>;
+  /**
+   * With profiles (profiled.ts): the provider that answers this caller (none: stdio, no endpoint auth), which lists,
+   * knows and calls only its profile's tools; throws ProfileRefused when the caller has no profile. Absent: this
+   * provider answers every caller alike.
+   */
+  forCaller?(caller: Caller | undefined): ToolProvider;
 }
 
 export type OutputValidation = "strict" | "warn" | "off";

@@ -50,10 +50,12 @@ export interface EarlyOptions {
   serverInfo: { name: string; version: string };
   instructions?: string;
   listing: () => ListingJson;
+  /** The listing depends on the caller (profiles): its cache hints say "private". */
+  perPrincipal?: boolean;
 }
 
 /** Answers until a request it does not answer, or idle after a listing; `handover` settles then (or at `finish()`). */
-export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }: EarlyOptions): {
+export function answerEarly({ stdin, stdout, serverInfo, instructions, listing, perPrincipal }: EarlyOptions): {
   handover: Promise<Handover>;
   finish(): void;
 } {
@@ -120,7 +122,7 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing }
   /** The fields the SDK adds to a handler's result in the 2026-07-28 era, in its order (cache-hints.ts). */
   const modern = (method: "server/discover" | "tools/list") => ({
     resultType: "complete",
-    ...cacheHints()[method],
+    ...cacheHints({ perPrincipal: perPrincipal ?? false })[method],
     _meta: { [SERVER_INFO_KEY]: serverInfo },
   });
   const discover = (): string =>

@@ -16,10 +16,11 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { ProfileRefused } from "../runtime/profiles.js";
 import type { Caller } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";
-import { createMcpServer, type ServerIdentity } from "./mcp.js";
+import { createMcpServer, PROFILE_REFUSED, type ServerIdentity } from "./mcp.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
 
@@ -98,6 +99,9 @@ export class McpEndpoint {
    * leaked session id is no use with another caller's token), and to anyone else it does not exist.
    */
   async handle({ req, res, body, caller }: EndpointRequest): Promise<void> {
+    // A caller no profile admits is refused at the door, every request, saying why (the handlers refuse it too).
+    const refused = this.profileRefusal(caller);
+    if (refused) return sendRpcError({ res, status: 403, code: PROFILE_REFUSED, message: refused });
     const request = toWebRequest({ req, res });
     const principal = caller?.principal;
     // The verified caller goes with each request, in either era, to the handlers (caller.ts): profiles, per-user
@@ -122,6 +126,17 @@ export class McpEndpoint {
     if (req.method === "POST" && isInitializeRequest(body))
       return this.startSession({ req, res, body, request, auth, ...(caller ? { caller } : {}) });
     sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
+  }
+
+  /** Why the server's profiles refuse this caller; undefined when it has one (or there are no profiles). */
+  private profileRefusal(caller: Caller | undefined): string | undefined {
+    try {
+      this.options.provider.forCaller?.(caller);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ProfileRefused) return error.message;
+      throw error;
+    }
   }
 
   /** Closes every session and in-flight stateless transport, and the 2026-07-28 requests in flight. */

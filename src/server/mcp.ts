@@ -11,6 +11,7 @@ import {
   Server,
 } from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
+import { ProfileRefused } from "../runtime/profiles.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
@@ -57,9 +58,22 @@ export class RpcError extends ProtocolError {
 
 /** What v1 called ErrorCode.ConnectionClosed: the call ended because the server is shutting down. */
 const CONNECTION_CLOSED = -32000;
+/** A verified caller that no profile admits (profiles.ts): answered to each request, 403 over HTTP. */
+export const PROFILE_REFUSED = -32003;
+
+/** The provider that answers this request's caller: its profile's, when the server has profiles. */
+function providerFor(provider: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
+  if (!provider.forCaller) return provider;
+  try {
+    return provider.forCaller(callerFromContext(ctx));
+  } catch (error) {
+    if (error instanceof ProfileRefused) throw new RpcError({ code: PROFILE_REFUSED, message: error.message });
+    throw error;
+  }
+}
 
 export function createMcpServer({
-  provider,
+  provider: served,
   name,
   version,
   instructions,
@@ -74,14 +88,16 @@ export function createMcpServer({
     // are the cache hints the SDK puts on 2026-07-28 results (cache-hints.ts).
     {
       capabilities: structuredClone(CAPABILITIES),
-      cacheHints: cacheHints(),
+      // With profiles, what is listed depends on who asks: no shared cache may serve it to another caller.
+      cacheHints: cacheHints({ perPrincipal: served.forCaller !== undefined }),
       ...(instructions ? { instructions } : {}),
     },
   );
 
   // The listing is already in MCP's shape (self-contained schemas, object output schemas): passed through, in
   // pages when it is large (pages.ts).
-  server.setRequestHandler("tools/list", (request) => {
+  server.setRequestHandler("tools/list", (request, ctx) => {
+    const provider = providerFor(served, ctx);
     const cursor = request.params?.cursor;
     const listing = provider.listingJson?.();
     const at = cursor !== undefined ? { cursor } : {};
@@ -100,6 +116,8 @@ export function createMcpServer({
 
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const { name: tool, arguments: args } = request.params;
+    // A tool outside the caller's profile is as unknown as one that does not exist.
+    const provider = providerFor(served, ctx);
     // An unknown tool is a protocol fault, unlike a failed call, which the provider reports with `isError`.
     if (!provider.hasTool(tool))
       throw new RpcError({

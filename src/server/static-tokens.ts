@@ -1,5 +1,7 @@
 // Static endpoint auth: bearer tokens listed in an environment variable (`MCP_TOKENS=token-a,token-b`), compared in
-// constant time. Each token is its own caller: `static:<index>`.
+// constant time. Each token is its own caller: `static:<index>`. An entry may name its token (`reader=token-a`): the
+// caller is then `static:<name>` and its `token` claim the name, which profiles match on; unnamed ones are `#<n>`.
+// A bearer token (RFC 6750's b64token) has `=` only at its end, so `name=` before other characters is never a token.
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -14,6 +16,8 @@ const SHORT_TOKEN = 16;
 export class StaticTokens implements AuthMode {
   readonly challenge = {};
   private readonly digests: Buffer[];
+  /** Each token's name, or undefined. */
+  private readonly names: Array<string | undefined>;
 
   constructor({
     config: { tokenEnv },
@@ -26,10 +30,12 @@ export class StaticTokens implements AuthMode {
   }) {
     if (!tokenEnv) throw authConfigError("the name of the token variable is empty");
     const value = env[tokenEnv];
-    const tokens = (value ?? "")
+    const entries = (value ?? "")
       .split(",")
-      .map((token) => token.trim())
-      .filter(Boolean);
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+      .map(namedToken);
+    const tokens = entries.map((entry) => entry.token);
     if (tokens.length === 0) {
       throw authConfigError(
         `environment variable ${tokenEnv} is ${value === undefined ? "not set" : "empty"}; ` +
@@ -42,6 +48,14 @@ export class StaticTokens implements AuthMode {
     if (short > 0) {
       log?.(`warning: ${short} token(s) in ${tokenEnv} are shorter than ${SHORT_TOKEN} characters: easy to guess`);
     }
+    const badName = entries.findIndex(({ name }) => name !== undefined && !TOKEN_NAME.test(name));
+    if (badName >= 0)
+      throw authConfigError(
+        `the name of token #${badName + 1} in ${tokenEnv} must start with a letter and hold only letters, digits, '_', '.' and '-'`,
+      );
+    this.names = entries.map((entry) => entry.name);
+    const twice = this.names.find((name, i) => name !== undefined && this.names.indexOf(name) !== i);
+    if (twice !== undefined) throw authConfigError(`two tokens in ${tokenEnv} are named '${twice}'`);
     this.digests = tokens.map(sha256);
   }
 
@@ -54,6 +68,8 @@ export class StaticTokens implements AuthMode {
         reason: "unknown bearer token",
       });
     }
+    const name = this.names[match];
+    if (name !== undefined) return { key: `static:${name}`, claims: { token: name }, scopes: [] };
     return { key: `static:${match}`, claims: { token: `#${match + 1}` }, scopes: [] };
   }
 
@@ -75,6 +91,15 @@ export class StaticTokens implements AuthMode {
     });
     return match;
   }
+}
+
+const TOKEN_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** `name=token` or a bare token: the first `=` names the token when something other than `=` follows it. */
+function namedToken(entry: string): { name?: string; token: string } {
+  const equals = entry.indexOf("=");
+  if (equals < 0 || /^=*$/.test(entry.slice(equals + 1))) return { token: entry };
+  return { name: entry.slice(0, equals).trim(), token: entry.slice(equals + 1).trim() };
 }
 
 function sha256(text: string): Buffer {

@@ -59,7 +59,10 @@ export async function serveStdio({
   let session: Promise<StdioHandle>;
   // Closed before the SDK took over: it takes over now, to close as a session closes.
   let finishEarly = (): void => {};
-  const listing = provider.listingJson?.bind(provider);
+  // With profiles, stdio has no verified caller: the default profile's listing is answered (serve refuses to
+  // start without one), never another profile's.
+  const listed = provider.forCaller ? defaultProvider(provider) : provider;
+  const listing = listed?.listingJson?.bind(listed);
   if (early && listing) {
     const answers = answerEarly({
       stdin,
@@ -67,6 +70,7 @@ export async function serveStdio({
       serverInfo: { name, version },
       ...(instructions ? { instructions } : {}),
       listing,
+      ...(provider.forCaller ? { perPrincipal: true } : {}),
     });
     session = answers.handover.then(({ replay, answered, ended }) => {
       // What the early answers read is read again by the SDK, then the rest of stdin.
@@ -99,6 +103,15 @@ export async function serveStdio({
   // Without early answers the session is up when this returns, as before.
   if (!(early && listing)) await session;
   return { close, closed };
+}
+
+/** The provider of a caller without endpoint auth, or none when such a caller is refused. */
+function defaultProvider(provider: ServerIdentity["provider"]): ServerIdentity["provider"] | undefined {
+  try {
+    return provider.forCaller?.(undefined);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sends console.log/info/debug to stderr until the returned function restores them. */
