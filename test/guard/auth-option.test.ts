@@ -116,6 +116,7 @@ describe("GITHUB_TOKEN=… serve api.github.com.json --auth bearer:GITHUB_TOKEN"
         detail: "bearer token",
         variables: ["GITHUB_TOKEN"],
         usedBy: report.totals.tools,
+        mode: "environment",
       },
     ]);
 
