@@ -1,7 +1,7 @@
 // The settings file's shape (`--config`): plain data, read by the loader (`serve`) or by a generated server, and
 // applied by the runtime (runtime/settings.ts). Its published schema is schemas/settings.schema.json.
 
-import type { RateLimits } from "./types.js";
+import type { InFlightLimits, RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues =
@@ -36,6 +36,12 @@ export interface Settings {
   maxPendingBodyBytes?: number;
   maxPendingBodyBytesPerPrincipal?: number;
   rateLimits?: RateLimits;
+  /** Calls in flight per upstream origin, per caller, waiting, and for how long; `inFlight.sources` per source. */
+  maxInFlight?: number;
+  maxInFlightPerPrincipal?: number;
+  maxQueued?: number;
+  queueTimeoutMs?: number;
+  inFlight?: { sources?: Record<string, InFlightLimits> };
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */
   auth?: Record<string, unknown>;

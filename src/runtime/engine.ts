@@ -4,12 +4,14 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, Tool } from "../catalog/types.js";
+import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
+import { type Admission, InFlightGate } from "./in-flight.js";
+import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import {
   clipText,
@@ -39,6 +41,7 @@ import {
   ArgumentError,
   type BegunCall,
   type CallContext,
+  type Caller,
   type OutputValidation,
   type PreparedRequest,
   type ResumeCall,
@@ -54,7 +57,17 @@ import { stateRefusalMessage } from "./state-refusals.js";
 export interface EngineOptions
   extends Pick<
     RuntimeSettings,
-    "timeoutMs" | "maxResponseBytes" | "outputValidation" | "allowInsecureHttp" | "approvalTimeoutMs" | "rateLimits"
+    | "timeoutMs"
+    | "maxResponseBytes"
+    | "outputValidation"
+    | "allowInsecureHttp"
+    | "approvalTimeoutMs"
+    | "rateLimits"
+    | "maxInFlight"
+    | "maxInFlightPerPrincipal"
+    | "maxQueued"
+    | "queueTimeoutMs"
+    | "inFlight"
   > {
   catalog: Catalog;
   /** Where credentials and `${VAR}` in static headers come from (default: the process environment). */
@@ -80,7 +93,15 @@ export interface EngineOptions
   requestStates?: RequestStates;
   /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
   userCredentials?: UserCredentialMap;
+  /**
+   * A caller's own in-flight limits (its profile's), over the defaults and the source's: how many of its calls
+   * may be in flight at one origin, wait there, and for how long. Not the origin's limit, which protects the API.
+   */
+  inFlightFor?: (caller: Caller | undefined) => CallerInFlight | undefined;
 }
+
+/** What a profile may set for its callers (in-flight.ts). */
+export type CallerInFlight = Pick<InFlightLimits, "maxInFlightPerPrincipal" | "maxQueued" | "queueTimeoutMs">;
 
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
 export interface EngineHooks {
@@ -129,6 +150,7 @@ export class Engine implements ToolProvider {
   private readonly outputValidation: OutputValidation;
   private readonly policies: Policies;
   private readonly limiter: RateLimiter;
+  private readonly gate = new InFlightGate();
   private readonly tokens: TokenSource;
   private listed: ListedTool[] | undefined;
   private states: RequestStates | undefined;
@@ -408,7 +430,10 @@ export class Engine implements ToolProvider {
     );
   }
 
-  /** Past approval: the rate limit, the hook, the request (again once on a 401 with OAuth), audit and masking. */
+  /**
+   * Past approval: a slot among the calls in flight to the origin, the rate limit, the hook, the request (again
+   * once on a 401 with OAuth), audit and masking.
+   */
   private async admitAndSend({
     prepared: first,
     name,
@@ -422,8 +447,42 @@ export class Engine implements ToolProvider {
     context: CallContext;
     record: Recorder;
   }): Promise<ToolResult> {
+    // A slot first, after approval (a call waiting for a person holds none), then the rate limit: counted when the
+    // request really goes, else calls that waited in the queue would arrive together past it.
+    const caps = inFlightCaps({ engine: this.options, tool: first.tool, caller: context.caller });
+    const { origin } = first.request;
+    const principal = context.caller?.principal ?? ANONYMOUS;
+    const waited: Admission = await this.gate.acquire({
+      origin,
+      principal,
+      caps,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    if (!("slot" in waited)) {
+      record(waited.refused, first);
+      return maskValue(errorResult(refusalMessage({ name, origin, caps, admission: waited })), first.secrets);
+    }
+    try {
+      return await this.rateLimitAndSend({ prepared: first, name, args, context, record });
+    } finally {
+      waited.slot.release();
+    }
+  }
+
+  private async rateLimitAndSend({
+    prepared: first,
+    name,
+    args,
+    context,
+    record,
+  }: {
+    prepared: Prepared;
+    name: string;
+    args: unknown;
+    context: CallContext;
+    record: Recorder;
+  }): Promise<ToolResult> {
     let prepared = first;
-    // Counted after approval, so a call waiting for a person holds no slot.
     const admission = this.limiter.tryAcquire({ keys: this.rateLimitKeys(prepared.tool) });
     if (!admission.ok) {
       record("rate_limited", prepared);
@@ -555,6 +614,9 @@ export class Engine implements ToolProvider {
     return keys;
   }
 }
+
+/** The principal of calls without a verified caller (stdio, an open endpoint): one, whoever they are. */
+const ANONYMOUS = "\u0000anonymous";
 
 const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => string> = {
   decline: (tool) => `${tool} was not sent: the person reviewing it declined.`,
