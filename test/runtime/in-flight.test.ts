@@ -2,9 +2,15 @@
 // are capped per origin and per caller, the rest wait in a bounded queue with a timeout, and past those a call is
 // told which limit held it and to try again later, nothing sent. One caller's flood does not hold another back.
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { OpenAPI } from "openapi-types";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
+import { readSettings } from "../../src/load/settings.js";
+import { withSettings } from "../../src/runtime/settings.js";
+import { startEngine } from "../../src/runtime/start.js";
 import { memoryAuditLog } from "../../src/runtime/audit.js";
 import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
 import type { CallContext, ToolResult } from "../../src/runtime/types.js";
@@ -149,5 +155,50 @@ describe("in-flight limits are set", () => {
     expect(busy.seen.peak).toBe(5);
     expect(busy.seen.requests).toBe(6);
     expect(textOf(refused(results)[0]!)).toContain("the limit of 5 calls in flight to");
+  });
+
+  it("in a settings file, as serve and generated servers read it: top-level, and per source", async () => {
+    const busy = await busyUpstream({ delayMs: 200 });
+    opened.push(busy);
+    const dir = mkdtempSync(join(tmpdir(), "in-flight-"));
+    try {
+      const file = join(dir, "settings.yaml");
+      writeFileSync(file, "maxQueued: 2\ninFlight:\n  sources:\n    default: { maxInFlightPerPrincipal: 3 }\n");
+      const catalog = await loadCatalog({ document: SLOW_API as OpenAPI.Document }, { baseUrl: busy.api.url });
+      const engine = startEngine({
+        catalog,
+        env: {},
+        log: () => {},
+        ...withSettings({ settings: await readSettings(file), given: {} }),
+      });
+      await Promise.all(Array.from({ length: 10 }, () => engine.callTool("slow", {})));
+      expect(busy.seen.peak).toBe(3);
+      expect(busy.seen.requests).toBe(5);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("per source, in a manifest entry's inFlight", async () => {
+    const busy = await busyUpstream({ delayMs: 200 });
+    opened.push(busy);
+    const dir = mkdtempSync(join(tmpdir(), "in-flight-"));
+    try {
+      writeFileSync(join(dir, "slow.json"), JSON.stringify(SLOW_API));
+      const manifest = join(dir, "apis.manifest.yaml");
+      writeFileSync(
+        manifest,
+        `sources:\n  - id: slow\n    source: slow.json\n    baseUrl: ${busy.api.url}\n    inFlight: { maxInFlightPerPrincipal: 2, maxQueued: 1 }\n`,
+      );
+      const catalog = await loadCatalog(manifest);
+      const engine = new Engine({ catalog, env: {}, retryDelaysMs: [] });
+      const tool = catalog.tools[0]!.name;
+      const results = await Promise.all(Array.from({ length: 10 }, () => engine.callTool(tool, {})));
+      expect(busy.seen.peak).toBe(2);
+      expect(busy.seen.requests).toBe(3);
+      expect(refused(results)).toHaveLength(7);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
