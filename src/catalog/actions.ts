@@ -84,6 +84,7 @@ export function addActionSource(builder: CatalogBuilder, source: ActionSource): 
     version: definition.version === undefined ? "" : String(definition.version),
     location: file,
     ...((source.rateLimit ?? definition.rateLimit) ? { rateLimit: (source.rateLimit ?? definition.rateLimit)! } : {}),
+    ...(source.inFlight ? { inFlight: source.inFlight } : {}),
   });
   for (const accepted of acceptedActions({ builder, source }))
     addActionTool({ builder, source, accepted, security, converter });

@@ -14,6 +14,7 @@ import type {
   Diagnostic,
   JsonObjectSchema,
   JsonSchema,
+  InFlightLimits,
   RateLimit,
   SourceInfo,
   Tool,
@@ -29,6 +30,8 @@ export interface SourceSettings {
   /** Where `auth` was written (a manifest entry), for messages. */
   authPlace?: { file: string; pointer: string };
   rateLimit?: RateLimit;
+  /** A manifest entry's in-flight limits. */
+  inFlight?: InFlightLimits;
 }
 
 export class CatalogBuilder {

@@ -28,6 +28,7 @@ export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource)
     version: document.version,
     location: file,
     ...(source.rateLimit ? { rateLimit: source.rateLimit } : {}),
+    ...(source.inFlight ? { inFlight: source.inFlight } : {}),
   });
   reportExcluded({ builder, source });
   const cache = inputCache();

@@ -1,7 +1,7 @@
 // The settings file's shape (`--config`): plain data, read by the loader (`serve`) or by a generated server, and
 // applied by the runtime (runtime/settings.ts). Its published schema is schemas/settings.schema.json.
 
-import type { RateLimit, RateLimits } from "./types.js";
+import type { InFlightLimits, RateLimit, RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues =
@@ -52,6 +52,8 @@ export interface ProfileSettings {
   policy?: Record<string, PolicyDecision>;
   /** Budgets per caller of this profile, inside the server's tool and source limits. */
   rateLimits?: RateLimits & { calls?: RateLimit };
+  /** Each caller's own in-flight limits at one origin (the origin's own limit stays the server's). */
+  inFlight?: Pick<InFlightLimits, "maxInFlightPerPrincipal" | "maxQueued" | "queueTimeoutMs">;
   /** The per-user credential modes (by security scheme) this profile's callers use; read by those modes. */
   credentials?: string[];
 }
@@ -88,6 +90,12 @@ export interface Settings {
   profiles?: Record<string, ProfileSettings>;
   /** The profile of callers no profile matches (and of stdio and unauthenticated HTTP); absent: they are refused. */
   defaultProfile?: string;
+  /** Calls in flight per upstream origin, per caller, waiting, and for how long; `inFlight.sources` per source. */
+  maxInFlight?: number;
+  maxInFlightPerPrincipal?: number;
+  maxQueued?: number;
+  queueTimeoutMs?: number;
+  inFlight?: { sources?: Record<string, InFlightLimits> };
   credentials?: Record<string, CredentialValues>;
   /** Schemes defined or redirected, as a manifest's `auth` (`<source-id>.<scheme>` keys for several sources). */
   auth?: Record<string, unknown>;

@@ -78,6 +78,14 @@ export interface RateLimits {
   sources?: Record<string, RateLimit>;
 }
 
+/** Calls in flight for one source (settings `inFlight.sources`, a manifest source's `inFlight`): any subset. */
+export interface InFlightLimits {
+  maxInFlight?: number;
+  maxInFlightPerPrincipal?: number;
+  maxQueued?: number;
+  queueTimeoutMs?: number;
+}
+
 /** One alternative of a security requirement: every scheme listed must be applied. */
 export interface SecurityRequirement {
   schemes: Array<{ id: string; scopes: string[] }>;
@@ -157,6 +165,8 @@ export interface SourceInfo {
   version: string;
   location: string;
   rateLimit?: RateLimit;
+  /** A manifest source's in-flight limits. */
+  inFlight?: InFlightLimits;
 }
 
 export type Severity = "error" | "warning";

@@ -126,6 +126,12 @@ const source = shape({
   version: string,
   location: string,
   "rateLimit?": rateLimit,
+  "inFlight?": shape({
+    "maxInFlight?": positive,
+    "maxInFlightPerPrincipal?": positive,
+    "maxQueued?": positive,
+    "queueTimeoutMs?": positive,
+  }),
 });
 const diagnostic = shape({
   severity: oneOf("error", "warning"),

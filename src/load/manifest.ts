@@ -6,7 +6,7 @@ import type { CatalogBuilder, SourceSettings } from "../catalog/builder.js";
 import { UserError } from "../catalog/errors.js";
 import { isObject } from "../catalog/pointer.js";
 import { parseFilters } from "../catalog/filter.js";
-import type { RateLimit } from "../catalog/types.js";
+import type { InFlightLimits, RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import { authEntries } from "./auth.js";
 import type { GivenAuth } from "./auth-sources.js";
@@ -26,6 +26,7 @@ interface ManifestEntry {
   exclude?: string[];
   auth?: Record<string, unknown>;
   rateLimit?: RateLimit;
+  inFlight?: InFlightLimits;
   serverVariables?: Record<string, string | number>;
 }
 
@@ -120,6 +121,7 @@ export async function addManifest({
           : {}),
         ...authOf({ auth, id: entry.id, given: entry.auth, place: { file, pointer: `/sources/${i}/auth` } }),
         ...(entry.rateLimit ? { rateLimit: entry.rateLimit } : {}),
+        ...(entry.inFlight ? { inFlight: entry.inFlight } : {}),
       },
     });
     for (const name of own.used) serverVariables.used.add(name);

@@ -14,6 +14,8 @@ export type AuditOutcome =
   | "not_approved"
   | "state_refused"
   | "rate_limited"
+  | "queue_full"
+  | "queue_timeout"
   | "timeout"
   | "network_error"
   | "output_mismatch"

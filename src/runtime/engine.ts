@@ -4,12 +4,14 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, RateLimit, RateLimits, Tool } from "../catalog/types.js";
+import type { Catalog, InFlightLimits, RateLimit, RateLimits, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
+import { type Admission, InFlightGate } from "./in-flight.js";
+import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import {
   clipText,
@@ -39,6 +41,7 @@ import {
   ArgumentError,
   type BegunCall,
   type CallContext,
+  type Caller,
   type OutputValidation,
   type PreparedRequest,
   type ResumeCall,
@@ -54,7 +57,17 @@ import { stateRefusalMessage } from "./state-refusals.js";
 export interface EngineOptions
   extends Pick<
     RuntimeSettings,
-    "timeoutMs" | "maxResponseBytes" | "outputValidation" | "allowInsecureHttp" | "approvalTimeoutMs" | "rateLimits"
+    | "timeoutMs"
+    | "maxResponseBytes"
+    | "outputValidation"
+    | "allowInsecureHttp"
+    | "approvalTimeoutMs"
+    | "rateLimits"
+    | "maxInFlight"
+    | "maxInFlightPerPrincipal"
+    | "maxQueued"
+    | "queueTimeoutMs"
+    | "inFlight"
   > {
   catalog: Catalog;
   /** Where credentials and `${VAR}` in static headers come from (default: the process environment). */
@@ -82,6 +95,11 @@ export interface EngineOptions
   userCredentials?: UserCredentialMap;
   /** The profile this engine serves (withProfile): named on audit lines, its budgets counted per caller. */
   profile?: { name: string; budgets?: ProfileBudgets };
+  /**
+   * A caller's own in-flight limits (its profile's), over the defaults and the source's: how many of its calls
+   * may be in flight at one origin, wait there, and for how long. Not the origin's limit, which protects the API.
+   */
+  inFlightFor?: (caller: Caller | undefined) => CallerInFlight | undefined;
 }
 
 /** A profile's own rate limits, counted per caller inside the server's tool and source limits. */
@@ -93,6 +111,8 @@ export interface EngineProfile {
   tools: (tool: Tool) => boolean;
   policy?: string[];
   budgets?: ProfileBudgets;
+  /** Its callers' own in-flight limits, over those `inFlightFor` gives. */
+  inFlight?: CallerInFlight;
 }
 
 /** What every profile's engine shares with the engine it came from: limits, token caches, approval keys. */
@@ -100,7 +120,11 @@ interface Shared {
   validator: Validator;
   limiter: RateLimiter;
   tokens: TokenSource;
+  gate: InFlightGate;
 }
+
+/** What a profile may set for its callers (in-flight.ts). */
+export type CallerInFlight = Pick<InFlightLimits, "maxInFlightPerPrincipal" | "maxQueued" | "queueTimeoutMs">;
 
 /** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
 export interface EngineHooks {
@@ -149,6 +173,7 @@ export class Engine implements ToolProvider {
   private readonly outputValidation: OutputValidation;
   private readonly policies: Policies;
   private readonly limiter: RateLimiter;
+  private readonly gate: InFlightGate;
   private readonly tokens: TokenSource;
   private listed: ListedTool[] | undefined;
   private states: RequestStates | undefined;
@@ -162,6 +187,7 @@ export class Engine implements ToolProvider {
     this.outputValidation = options.outputValidation ?? "strict";
     this.policies = options.policies ?? DEFAULT_POLICIES;
     this.limiter = shared?.limiter ?? new RateLimiter(options.clock ? { clock: options.clock } : {});
+    this.gate = shared?.gate ?? new InFlightGate();
     this.tokens =
       shared?.tokens ??
       options.tokens ??
@@ -177,7 +203,7 @@ export class Engine implements ToolProvider {
    * server's, and its budgets count per caller. Rate limits, token caches, validation and approval states are
    * shared with this engine, so the server's tool and source limits hold across every profile.
    */
-  withProfile({ name, tools, policy = [], budgets }: EngineProfile): Engine {
+  withProfile({ name, tools, policy = [], budgets, inFlight }: EngineProfile): Engine {
     const { catalog } = this.options;
     const policies = parsePolicies(
       policy,
@@ -191,9 +217,16 @@ export class Engine implements ToolProvider {
         policies,
         requestStates: this.requestStates(),
         profile: { name, ...(budgets ? { budgets } : {}) },
+        ...(inFlight ? { inFlightFor: this.profileInFlight(inFlight) } : {}),
       },
-      { validator: this.validator, limiter: this.limiter, tokens: this.tokens },
+      { validator: this.validator, limiter: this.limiter, gate: this.gate, tokens: this.tokens },
     );
+  }
+
+  /** A profile's in-flight limits over what this engine's `inFlightFor` says for the caller. */
+  private profileInFlight(own: CallerInFlight): (caller: Caller | undefined) => CallerInFlight {
+    const base = this.options.inFlightFor;
+    return (caller) => ({ ...base?.(caller), ...own });
   }
 
   private userSchemes(): { userCredentials?: UserCredentialMap } {
@@ -459,7 +492,10 @@ export class Engine implements ToolProvider {
     );
   }
 
-  /** Past approval: the rate limit, the hook, the request (again once on a 401 with OAuth), audit and masking. */
+  /**
+   * Past approval: a slot among the calls in flight to the origin, the rate limit, the hook, the request (again
+   * once on a 401 with OAuth), audit and masking.
+   */
   private async admitAndSend({
     prepared: first,
     name,
@@ -473,8 +509,42 @@ export class Engine implements ToolProvider {
     context: CallContext;
     record: Recorder;
   }): Promise<ToolResult> {
+    // A slot first, after approval (a call waiting for a person holds none), then the rate limit: counted when the
+    // request really goes, else calls that waited in the queue would arrive together past it.
+    const caps = inFlightCaps({ engine: this.options, tool: first.tool, caller: context.caller });
+    const { origin } = first.request;
+    const principal = context.caller?.principal ?? ANONYMOUS;
+    const waited: Admission = await this.gate.acquire({
+      origin,
+      principal,
+      caps,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    if (!("slot" in waited)) {
+      record(waited.refused, first);
+      return maskValue(errorResult(refusalMessage({ name, origin, caps, admission: waited })), first.secrets);
+    }
+    try {
+      return await this.rateLimitAndSend({ prepared: first, name, args, context, record });
+    } finally {
+      waited.slot.release();
+    }
+  }
+
+  private async rateLimitAndSend({
+    prepared: first,
+    name,
+    args,
+    context,
+    record,
+  }: {
+    prepared: Prepared;
+    name: string;
+    args: unknown;
+    context: CallContext;
+    record: Recorder;
+  }): Promise<ToolResult> {
     let prepared = first;
-    // Counted after approval, so a call waiting for a person holds no slot.
     const budgets = this.budgetKeys(prepared.tool, context);
     const admission = this.limiter.tryAcquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
     if (!admission.ok) {
@@ -644,6 +714,9 @@ function profileBudgetKeys({ tool, budgets, principal }: { tool: Tool; budgets: 
   );
   return { keys, shown };
 }
+
+/** The principal of calls without a verified caller (stdio, an open endpoint): one, whoever they are. */
+const ANONYMOUS = "\u0000anonymous";
 
 const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => string> = {
   decline: (tool) => `${tool} was not sent: the person reviewing it declined.`,

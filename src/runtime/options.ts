@@ -3,7 +3,7 @@
 // parser and `--help`, the settings file's schema (scripts/settings-schema.mjs) and the settings merge are all
 // derived from it, so none can disagree. Plain data: the CLI, the runtime and generated servers all read it.
 
-import type { RateLimits } from "../catalog/types.js";
+import type { InFlightLimits, RateLimits } from "../catalog/types.js";
 import type { DenyMode } from "./policy.js";
 import type { OutputValidation } from "./types.js";
 
@@ -55,6 +55,18 @@ export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 export const DEFAULT_MAX_PENDING_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL = 16 * 1024 * 1024;
+/**
+ * Calls in flight to one upstream origin: a small connection pool's worth (browsers keep 6 connections per host,
+ * OkHttp's dispatcher 5 requests per host and 64 in all); a server acting for many callers needs more than one
+ * browser, and no API should see a thousand connections from one MCP server.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 32;
+/** Per principal (per origin): more than any agent's parallel tool calls, a quarter of the origin's. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL = 8;
+/** Calls of one principal waiting at one origin: eight rounds of its slots. */
+export const DEFAULT_MAX_QUEUED = 64;
+/** How long a call waits for a slot: half the upstream timeout. */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 30_000;
 
 const HTTP = "HTTP: ";
 const FILTERS = { type: "array", items: { $ref: "#/$defs/filter" } };
@@ -376,6 +388,50 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     default: DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL,
     help: `${WITH_AUTH}the same per caller`,
   },
+  {
+    name: "max-in-flight",
+    key: "maxInFlight",
+    engine: true,
+    kind: "positive",
+    env: "MCP_MAX_IN_FLIGHT",
+    value: "n",
+    setting: "maxInFlight",
+    default: DEFAULT_MAX_IN_FLIGHT,
+    help: "calls in flight to one upstream origin, all callers; more wait in a queue",
+  },
+  {
+    name: "max-in-flight-per-principal",
+    key: "maxInFlightPerPrincipal",
+    engine: true,
+    kind: "positive",
+    env: "MCP_MAX_IN_FLIGHT_PER_PRINCIPAL",
+    value: "n",
+    setting: "maxInFlightPerPrincipal",
+    default: DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
+    help: "the same per caller (without endpoint auth, all calls are one caller); callers waiting are served in turn",
+  },
+  {
+    name: "max-queued",
+    key: "maxQueued",
+    engine: true,
+    kind: "positive",
+    env: "MCP_MAX_QUEUED",
+    value: "n",
+    setting: "maxQueued",
+    default: DEFAULT_MAX_QUEUED,
+    help: "calls of one caller waiting at one origin; more are refused at once (nothing sent, 'try again later')",
+  },
+  {
+    name: "queue-timeout",
+    key: "queueTimeoutMs",
+    engine: true,
+    kind: "positive",
+    env: "MCP_QUEUE_TIMEOUT_MS",
+    value: "ms",
+    setting: "queueTimeoutMs",
+    default: DEFAULT_QUEUE_TIMEOUT_MS,
+    help: "a call waiting longer for its slot is refused, nothing sent",
+  },
 ];
 
 /** The row of `--name`. */
@@ -395,6 +451,11 @@ export function optionFlags(option: RuntimeOption): string {
 /** The help line: the text and the default. */
 export function optionHelp(option: RuntimeOption): string {
   return option.default === undefined ? option.help : `${option.help} (default ${option.default})`;
+}
+
+/** In-flight limits from a settings file, by source id. */
+export interface InFlightSettings {
+  sources?: Record<string, InFlightLimits>;
 }
 
 /** The engine's settings: what `serve`, `call` and generated servers give `startEngine`, merged with a settings file. */
@@ -417,6 +478,13 @@ export interface RuntimeSettings {
   auditLog?: string;
   /** Limits from settings; they replace what the source states for the same tool or source. */
   rateLimits?: RateLimits;
+  /** Calls in flight per upstream origin, per principal at an origin, waiting per principal, and for how long. */
+  maxInFlight?: number;
+  maxInFlightPerPrincipal?: number;
+  maxQueued?: number;
+  queueTimeoutMs?: number;
+  /** The same four by source id ("default" for a single source), from settings; they win over the above. */
+  inFlight?: InFlightSettings;
   /**
    * Refuse to start while a tool lacks its credentials (for production). By default the engine starts, says which
    * tools wait for which variables, and those tools answer with an error naming them.

@@ -62,6 +62,7 @@ function profileEngine({ engine, table, name }: { engine: Engine; table: Profile
       tools,
       policy: Object.entries(profile.policy ?? {}).map(([target, decision]) => `${target}=${decision}`),
       ...(profile.rateLimits ? { budgets: profile.rateLimits } : {}),
+      ...(profile.inFlight ? { inFlight: profile.inFlight } : {}),
     });
   } catch (error) {
     if (error instanceof PolicyError)

@@ -32,6 +32,7 @@ export function withSettings({
     deniedTools: given.deniedTools ?? settings?.deniedTools,
     approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
     rateLimits: given.rateLimits ?? settings?.rateLimits,
+    inFlight: given.inFlight ?? settings?.inFlight,
     stateSecrets: given.stateSecrets,
   };
   // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).

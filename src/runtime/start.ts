@@ -16,7 +16,7 @@ import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions
   extends RuntimeSettings,
-    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials"> {
+    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor"> {
   env: Environment;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
@@ -83,6 +83,12 @@ export function startEngine(options: StartOptions): Engine {
       approvalTimeoutMs: options.approvalTimeoutMs,
       audit,
       rateLimits: options.rateLimits,
+      maxInFlight: options.maxInFlight,
+      maxInFlightPerPrincipal: options.maxInFlightPerPrincipal,
+      maxQueued: options.maxQueued,
+      queueTimeoutMs: options.queueTimeoutMs,
+      inFlight: options.inFlight,
+      inFlightFor: options.inFlightFor,
       tokens: options.tokens,
       hooks: options.hooks,
       userCredentials: options.userCredentials,

@@ -8,7 +8,15 @@ import { describe, expect, it } from "vitest";
 import { readServeOptions } from "../../src/cli.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/runtime/engine.js";
 import { settingsSchemaProperties } from "../../src/runtime/option-schema.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS, RUNTIME_OPTIONS, type RuntimeOption } from "../../src/runtime/options.js";
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
+  DEFAULT_MAX_QUEUED,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+  RUNTIME_OPTIONS,
+  type RuntimeOption,
+} from "../../src/runtime/options.js";
 import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine } from "../../src/server/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
 import { REPOSITORY } from "../support/generated.js";
@@ -117,6 +125,10 @@ describe("defaults", () => {
       "request-timeout": DEFAULT_REQUEST_LIMITS.requestTimeoutMs / 1000,
       "max-pending-body-bytes": DEFAULT_REQUEST_LIMITS.maxPendingBodyBytes,
       "max-pending-body-bytes-per-principal": DEFAULT_REQUEST_LIMITS.maxPendingBodyBytesPerPrincipal,
+      "max-in-flight": DEFAULT_MAX_IN_FLIGHT,
+      "max-in-flight-per-principal": DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
+      "max-queued": DEFAULT_MAX_QUEUED,
+      "queue-timeout": DEFAULT_QUEUE_TIMEOUT_MS,
     });
     expect(APPROVAL_IN_MCP).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
   });

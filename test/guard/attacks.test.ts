@@ -594,7 +594,15 @@ describe("10,000 rapid calls against a rate limit", () => {
         return agent.request(options);
       },
     } as unknown as Dispatcher;
-    const engine = new Engine({ catalog: await loadCatalog(file), dispatcher });
+    // Bursts of 500 would mostly wait for, or be refused, a slot among the calls in flight (in-flight.test.ts):
+    // raised here, so what refuses is the rate limit this test is about.
+    const engine = new Engine({
+      catalog: await loadCatalog(file),
+      dispatcher,
+      maxInFlight: 1_000,
+      maxInFlightPerPrincipal: 1_000,
+      maxQueued: 1_000,
+    });
     const client = await connectProvider(engine);
     const results: Result[] = [];
     // How long the process was held up at worst (descheduled, or in a collection): a request admitted just before

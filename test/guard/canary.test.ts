@@ -143,7 +143,16 @@ describe("in process: the engine behind the SDK client", () => {
 
   beforeAll(async () => {
     const catalog = await loadCatalog(spec);
-    const engine = new Engine({ catalog, env: canaryEnv(), timeoutMs: 2_000, retryDelaysMs: [5, 10], audit });
+    // Every call at once, each one sent: no in-flight limit holds one back (in-flight.test.ts covers those).
+    const engine = new Engine({
+      catalog,
+      env: canaryEnv(),
+      timeoutMs: 2_000,
+      retryDelaysMs: [5, 10],
+      audit,
+      maxInFlightPerPrincipal: 1_000,
+      maxQueued: 1_000,
+    });
     connected = await connectProvider(engine, { elicit: APPROVE, log: (line) => logs.push(line) });
     const down = await loadCatalog(spec, { baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
     unreachable = await connectProvider(new Engine({ catalog: down, env: canaryEnv(), retryDelaysMs: [5], audit }), {
