@@ -174,5 +174,7 @@ export class FileTokenStore implements TokenStore {
 
 /** The entry's id: a digest, so the file does not list who signed in where. */
 function entryId({ principal, scheme }: TokenKey): string {
-  return createHash("sha256").update(JSON.stringify(["openapi-mcp user token", principal, scheme])).digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify(["openapi-mcp user token", principal, scheme]))
+    .digest("base64url");
 }
