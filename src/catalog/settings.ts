@@ -6,7 +6,34 @@ import type { RateLimits } from "./types.js";
 export type PolicyDecision = "allow" | "approve" | "deny";
 export type CredentialValues =
   | string
-  | { value?: string; username?: string; password?: string; clientId?: string; clientSecret?: string };
+  | {
+      value?: string;
+      username?: string;
+      password?: string;
+      clientId?: string;
+      clientSecret?: string;
+      /** The value comes from each caller instead: exactly one mode (runtime/user-credential-modes.ts). */
+      perUser?: PerUserSettings;
+    };
+
+/** A per-user mode of a scheme (issue 14). */
+export interface PerUserSettings {
+  signIn?: SignInSettings;
+}
+
+/** Each user signs in at the API's provider (OAuth 2.0 authorization code with PKCE). */
+export interface SignInSettings {
+  clientId: string;
+  clientSecret?: string;
+  scopes?: string[];
+  /** Default: the scheme's authorizationCode flow in the document. */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  revocationUrl?: string;
+  /** This server's callback as registered at the provider; or `publicUrl` + `/oauth/callback`. */
+  redirectUrl?: string;
+  publicUrl?: string;
+}
 
 export interface Settings {
   /** Where the settings came from, for messages. */
@@ -41,6 +68,8 @@ export interface Settings {
   auth?: Record<string, unknown>;
   /** `serve`: refuse to start while a tool lacks its credentials. */
   requireCredentials?: boolean;
+  /** Where users' sign-in tokens are kept (encrypted with OPENAPI_MCP_TOKEN_KEY). */
+  tokenStore?: { file?: string };
   /** Keep built catalogs in the user's cache directory and use them again (default true; `--no-cache`). */
   cache?: boolean;
 }

@@ -7,6 +7,14 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 
+/** An OAuth 2.0 authorization code flow's URLs (absolute) and scopes, as the document gives them. */
+export interface AuthorizationCodeFlow {
+  authorizationUrl: string;
+  tokenUrl: string;
+  refreshUrl?: string;
+  scopes: string[];
+}
+
 export const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
@@ -93,7 +101,12 @@ interface CredentialBase {
 }
 export type CredentialScheme =
   | (CredentialBase & { type: "apiKey"; in: "header" | "query" | "cookie"; parameter: string; value: ValueSource })
-  | (CredentialBase & { type: "bearer"; token: ValueSource })
+  | (CredentialBase & {
+      type: "bearer";
+      token: ValueSource;
+      /** The document's authorization code flow, when the token comes from a person's sign-in (per-user mode). */
+      authorizationCode?: AuthorizationCodeFlow;
+    })
   | (CredentialBase & { type: "basic"; username: ValueSource; password: ValueSource })
   | (CredentialBase & {
       type: "oauth2";

@@ -72,6 +72,8 @@ export function credentialEnvironment({
         message: `${place}: no security scheme '${id}' (the source has: ${known.join(", ") || "none"})`,
       });
     }
+    // A per-user scheme takes no value of the server's (user-credential-modes.ts reads its settings).
+    if (typeof given !== "string" && given.perUser !== undefined) continue;
     const values = typeof given === "string" ? { value: given } : given;
     const fields = FIELDS[credential.type] ?? [];
     const stray = Object.keys(values).filter((field) => !fields.includes(field));

@@ -14,7 +14,9 @@ import { RequestStates } from "./request-state.js";
 import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
-export interface StartOptions extends RuntimeSettings, Pick<EngineOptions, "catalog" | "tokens" | "hooks"> {
+export interface StartOptions
+  extends RuntimeSettings,
+    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials"> {
   env: Environment;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
@@ -42,7 +44,7 @@ export function startEngine(options: StartOptions): Engine {
         ),
       }
     : catalog;
-  const missing = missingCredentials(needed, env);
+  const missing = missingCredentials(needed, env, defined({ userCredentials: options.userCredentials }));
   const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
   if (described && options.requireCredentials)
     throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
@@ -83,6 +85,7 @@ export function startEngine(options: StartOptions): Engine {
       rateLimits: options.rateLimits,
       tokens: options.tokens,
       hooks: options.hooks,
+      userCredentials: options.userCredentials,
     }),
   });
 }

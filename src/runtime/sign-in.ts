@@ -1,0 +1,228 @@
+// Signed in per user (OAuth 2.0 authorization code with PKCE, RFC 6749 §4.1 and RFC 7636): a scheme's value is the
+// access token each user obtained by signing in at the API's provider. A caller without one is given the URL to
+// sign in at (the binding asks through URL elicitation, or the error result says it); the provider redirects to
+// this server's callback (sign-in-callback.ts), which exchanges the code and keeps the tokens per principal in the
+// token store, encrypted. Tokens are refreshed shortly before they expire; a refresh the provider refuses means
+// signing in again. Nothing is sent upstream for a caller who has not signed in.
+
+import { createHash, randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { messageOf } from "../catalog/errors.js";
+import type { SignInStates } from "./sign-in-state.js";
+import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
+import type { StoredTokens, TokenStore } from "./token-store.js";
+import type { Caller } from "./types.js";
+import type { SignInPrompt, UserCredentials, UserValue } from "./user-credentials.js";
+
+export interface SignInConfig extends GrantClient {
+  /** The catalog's id of the scheme, and its name for messages. */
+  scheme: string;
+  name: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string;
+  /** Where the provider sends the user back: this server's callback (sign-in-callback.ts). */
+  redirectUrl: string;
+  /** Asked for at sign-in; none: the operation's own scopes. */
+  scopes?: string[];
+}
+
+/** How long a sign-in link stays valid, and how long a call waits for the user to finish signing in. */
+export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+/** Tokens are refreshed this long before they expire. */
+const REFRESH_MARGIN_MS = 60_000;
+
+export class SignIn implements UserCredentials {
+  readonly mode = "signIn" as const;
+  readonly description: string;
+  /** Emits the principal's key when its tokens were stored, to wake calls waiting for that sign-in. */
+  private readonly signedIn = new EventEmitter().setMaxListeners(0);
+  private readonly refreshing = new Map<string, Promise<StoredTokens | undefined>>();
+
+  constructor(
+    readonly config: SignInConfig,
+    private readonly parts: { store: TokenStore; states: SignInStates; now?: () => number },
+  ) {
+    this.description = `each user signs in at ${new URL(config.authorizationUrl).origin} (OAuth 2.0 authorization code with PKCE)`;
+  }
+
+  private now(): number {
+    return (this.parts.now ?? Date.now)();
+  }
+
+  async valueFor({ caller, scopes }: { caller: Caller | undefined; scopes: string[] }): Promise<UserValue> {
+    const { name } = this.config;
+    if (!caller)
+      return {
+        missing: `${name} needs each user to sign in, and this server does not know who is calling (serve over HTTP with endpoint auth, --auth).`,
+      };
+    const key = { principal: caller.principal, scheme: this.config.scheme };
+    let tokens: StoredTokens | undefined;
+    try {
+      tokens = await this.parts.store.get(key);
+    } catch (error) {
+      return { missing: `the stored sign-in cannot be read: ${messageOf(error)}.` };
+    }
+    let expired = false;
+    if (tokens && !this.fresh(tokens)) {
+      tokens = tokens.refreshToken ? await this.refresh(caller.principal, tokens) : undefined;
+      expired = tokens === undefined;
+    }
+    if (tokens) return { value: tokens.accessToken };
+    return this.askToSignIn({ principal: caller.principal, scopes, expired });
+  }
+
+  /** The API refused this access token: it counts as expired, so the next call refreshes it (or asks to sign in). */
+  invalidate({ caller, value }: { caller: Caller; value: string }): void {
+    const key = { principal: caller.principal, scheme: this.config.scheme };
+    void this.parts.store
+      .get(key)
+      .then((tokens) =>
+        tokens?.accessToken === value
+          ? this.parts.store.put({ ...key, tokens: { ...tokens, expiresAt: 0 } })
+          : undefined,
+      )
+      .catch(() => {});
+  }
+
+  /** The tokens a callback obtained: stored for the principal the state was issued to, and waiting calls woken. */
+  async finish({ principal, code, verifier }: { principal: string; code: string; verifier: string }): Promise<void> {
+    const { tokenUrl, redirectUrl, clientId } = this.config;
+    const tokens = await requestTokens({
+      url: tokenUrl,
+      form: {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: redirectUrl,
+        code_verifier: verifier,
+        client_id: clientId,
+      },
+      client: this.config,
+      now: this.now(),
+    });
+    await this.parts.store.put({ principal, scheme: this.config.scheme, tokens });
+    this.signedIn.emit(principal);
+  }
+
+  /** Drops the principal's tokens, revoking them at the provider when it has a revocation endpoint. True if any. */
+  async signOut(principal: string): Promise<boolean> {
+    const key = { principal, scheme: this.config.scheme };
+    const tokens = await this.parts.store.get(key).catch(() => undefined);
+    const found = await this.parts.store.delete(key);
+    const { revocationUrl } = this.config;
+    if (tokens && revocationUrl) {
+      const revoke = (token: string, hint: "access_token" | "refresh_token") =>
+        revokeToken({ url: revocationUrl, token, hint, client: this.config }).catch(() => {});
+      if (tokens.refreshToken) await revoke(tokens.refreshToken, "refresh_token");
+      await revoke(tokens.accessToken, "access_token");
+    }
+    return found;
+  }
+
+  /** A fresh access token for these tokens, stored; undefined when the provider refused the refresh token. */
+  private refresh(principal: string, tokens: StoredTokens): Promise<StoredTokens | undefined> {
+    const running = this.refreshing.get(principal);
+    if (running) return running;
+    const key = { principal, scheme: this.config.scheme };
+    const started = (async () => {
+      try {
+        const fresh = await requestTokens({
+          url: this.config.tokenUrl,
+          form: { grant_type: "refresh_token", refresh_token: tokens.refreshToken ?? "" },
+          client: this.config,
+          now: this.now(),
+        });
+        // A provider that does not rotate refresh tokens answers without one: the old one stays good.
+        const kept = {
+          ...fresh,
+          ...(fresh.refreshToken || !tokens.refreshToken ? {} : { refreshToken: tokens.refreshToken }),
+        };
+        await this.parts.store.put({ ...key, tokens: kept });
+        return kept;
+      } catch (error) {
+        if (!(error instanceof GrantError) || !error.refused) throw error;
+        await this.parts.store.delete(key);
+        return undefined;
+      } finally {
+        this.refreshing.delete(principal);
+      }
+    })();
+    this.refreshing.set(principal, started);
+    return started;
+  }
+
+  private askToSignIn({
+    principal,
+    scopes,
+    expired,
+  }: {
+    principal: string;
+    scopes: string[];
+    expired: boolean;
+  }): UserValue {
+    const { name, clientId, redirectUrl, authorizationUrl } = this.config;
+    const verifier = randomBytes(32).toString("base64url");
+    const state = this.parts.states.seal({
+      principal,
+      scheme: this.config.scheme,
+      verifier,
+      nonce: randomBytes(16).toString("base64url"),
+      expiresAt: this.now() + SIGN_IN_LIFETIME_MS,
+    });
+    const url = new URL(authorizationUrl);
+    const wanted = this.config.scopes ?? scopes;
+    url.searchParams.set("response_type", "code");
+    url.searchParams.set("client_id", clientId);
+    url.searchParams.set("redirect_uri", redirectUrl);
+    if (wanted.length > 0) url.searchParams.set("scope", wanted.join(" "));
+    url.searchParams.set("state", state);
+    url.searchParams.set("code_challenge", createHash("sha256").update(verifier).digest("base64url"));
+    url.searchParams.set("code_challenge_method", "S256");
+    const why = expired ? `your sign-in to ${name} has expired` : `you have not signed in to ${name} yet`;
+    const message = `${why[0]!.toUpperCase()}${why.slice(1)}. Open this link and sign in; the link is valid for 10 minutes: ${url.href}`;
+    const prompt: SignInPrompt = {
+      url: url.href,
+      message: `Sign in to ${name} to continue: this call acts as you there.`,
+      completed: (options) => this.completed({ principal, ...options }),
+    };
+    return { missing: `${message} Then call again.`, signIn: prompt };
+  }
+
+  private fresh(tokens: StoredTokens | undefined): boolean {
+    return (
+      tokens !== undefined && (tokens.expiresAt === undefined || this.now() < tokens.expiresAt - REFRESH_MARGIN_MS)
+    );
+  }
+
+  /** True once the principal's tokens are stored (here, or by a replica: the store is looked at on the way out). */
+  private completed({
+    principal,
+    signal,
+    timeoutMs,
+  }: {
+    principal: string;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+  }): Promise<boolean> {
+    const key = { principal, scheme: this.config.scheme };
+    return new Promise<boolean>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.signedIn.off(principal, done);
+        signal?.removeEventListener("abort", done);
+        void this.parts.store.get(key).then(
+          (tokens) => resolve(this.fresh(tokens)),
+          () => resolve(false),
+        );
+      };
+      const timer = setTimeout(done, Math.min(timeoutMs ?? SIGN_IN_LIFETIME_MS, SIGN_IN_LIFETIME_MS));
+      this.signedIn.on(principal, done);
+      signal?.addEventListener("abort", done, { once: true });
+      // Already signed in (the client may finish the sign-in before it answers): no wait.
+      void this.parts.store.get(key).then(
+        (tokens) => this.fresh(tokens) && done(),
+        () => {},
+      );
+    });
+  }
+}
