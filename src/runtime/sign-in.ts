@@ -38,6 +38,8 @@ export class SignIn implements UserCredentials {
   /** Emits the principal's key when its tokens were stored, to wake calls waiting for that sign-in. */
   private readonly signedIn = new EventEmitter().setMaxListeners(0);
   private readonly refreshing = new Map<string, Promise<StoredTokens | undefined>>();
+  /** Access tokens the API answered 401 to: refreshed at the next call (bounded: cleared when it grows large). */
+  private readonly refused = new Set<string>();
 
   constructor(
     readonly config: SignInConfig,
@@ -72,17 +74,10 @@ export class SignIn implements UserCredentials {
     return this.askToSignIn({ principal: caller.principal, scopes, expired });
   }
 
-  /** The API refused this access token: it counts as expired, so the next call refreshes it (or asks to sign in). */
-  invalidate({ caller, value }: { caller: Caller; value: string }): void {
-    const key = { principal: caller.principal, scheme: this.config.scheme };
-    void this.parts.store
-      .get(key)
-      .then((tokens) =>
-        tokens?.accessToken === value
-          ? this.parts.store.put({ ...key, tokens: { ...tokens, expiresAt: 0 } })
-          : undefined,
-      )
-      .catch(() => {});
+  /** The API refused this access token: at once it counts as expired, so the retry refreshes it (or asks to sign in). */
+  invalidate({ value }: { caller: Caller; value: string }): void {
+    if (this.refused.size >= 10_000) this.refused.clear();
+    this.refused.add(value);
   }
 
   /** The tokens a callback obtained: stored for the principal the state was issued to, and waiting calls woken. */
@@ -161,6 +156,7 @@ export class SignIn implements UserCredentials {
     expired: boolean;
   }): UserValue {
     const { name, clientId, redirectUrl, authorizationUrl } = this.config;
+    const since = this.now();
     const verifier = randomBytes(32).toString("base64url");
     const state = this.parts.states.seal({
       principal,
@@ -183,35 +179,44 @@ export class SignIn implements UserCredentials {
     const prompt: SignInPrompt = {
       url: url.href,
       message: `Sign in to ${name} to continue: this call acts as you there.`,
-      completed: (options) => this.completed({ principal, ...options }),
+      completed: (options) => this.completed({ principal, since, ...options }),
     };
     return { missing: `${message} Then call again.`, signIn: prompt };
   }
 
+  /** Usable now: not refused by the API, and not within a tenth of its lifetime (at most a minute) of expiring. */
   private fresh(tokens: StoredTokens | undefined): boolean {
-    return (
-      tokens !== undefined && (tokens.expiresAt === undefined || this.now() < tokens.expiresAt - REFRESH_MARGIN_MS)
-    );
+    if (tokens === undefined || this.refused.has(tokens.accessToken)) return false;
+    const { expiresAt, obtainedAt } = tokens;
+    if (expiresAt === undefined) return true;
+    const lifetime = obtainedAt !== undefined ? expiresAt - obtainedAt : Number.POSITIVE_INFINITY;
+    return this.now() < expiresAt - Math.min(REFRESH_MARGIN_MS, lifetime / 10);
   }
 
   /** True once the principal's tokens are stored (here, or by a replica: the store is looked at on the way out). */
   private completed({
     principal,
+    since,
     signal,
     timeoutMs,
   }: {
     principal: string;
+    /** When the link was made. */
+    since: number;
     signal?: AbortSignal;
     timeoutMs?: number;
   }): Promise<boolean> {
     const key = { principal, scheme: this.config.scheme };
+    // Tokens obtained since the link was made: a sign-in through it (or another) has finished.
+    const signedIn = (tokens: StoredTokens | undefined): boolean =>
+      tokens !== undefined && (tokens.obtainedAt === undefined ? this.fresh(tokens) : tokens.obtainedAt >= since);
     return new Promise<boolean>((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         this.signedIn.off(principal, done);
         signal?.removeEventListener("abort", done);
         void this.parts.store.get(key).then(
-          (tokens) => resolve(this.fresh(tokens)),
+          (tokens) => resolve(signedIn(tokens)),
           () => resolve(false),
         );
       };
@@ -220,7 +225,7 @@ export class SignIn implements UserCredentials {
       signal?.addEventListener("abort", done, { once: true });
       // Already signed in (the client may finish the sign-in before it answers): no wait.
       void this.parts.store.get(key).then(
-        (tokens) => this.fresh(tokens) && done(),
+        (tokens) => signedIn(tokens) && done(),
         () => {},
       );
     });

@@ -49,6 +49,7 @@ export async function requestTokens({
     accessToken,
     ...(typeof body.refresh_token === "string" ? { refreshToken: body.refresh_token } : {}),
     ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresAt: now + expiresIn * 1000 } : {}),
+    obtainedAt: now,
     ...(typeof body.scope === "string" ? { scope: body.scope } : {}),
   };
 }

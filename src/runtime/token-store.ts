@@ -8,6 +8,8 @@ export interface StoredTokens {
   refreshToken?: string;
   /** When the access token expires (ms since the epoch); absent when the provider did not say. */
   expiresAt?: number;
+  /** When it was obtained (ms since the epoch): it is refreshed a tenth of its lifetime (at most a minute) early. */
+  obtainedAt?: number;
   /** The scopes granted, as the provider said. */
   scope?: string;
 }
