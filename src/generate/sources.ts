@@ -16,6 +16,7 @@ export const RUNTIME_ENTRIES = [
   "runtime/view.ts",
   "runtime/dynamic.ts",
   "runtime/settings.ts",
+  "runtime/user-credential-modes.ts",
   "server/index.ts",
   "load/settings.ts",
 ];
