@@ -150,6 +150,7 @@ function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: 
       scopes: override.scopes ?? flow?.scopes ?? [],
       clientId: override.clientId ?? env("OAUTH_CLIENT_ID"),
       clientSecret: override.clientSecret ?? env("OAUTH_CLIENT_SECRET"),
+      ...(scheme.authorizationCode ? { authorizationCode: scheme.authorizationCode } : {}),
     },
   };
 }

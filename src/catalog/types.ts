@@ -7,12 +7,14 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 
-/** An OAuth 2.0 authorization code flow's URLs (absolute) and scopes, as the document gives them. */
+/**
+ * An OAuth 2.0 authorization code flow's URLs (absolute), as the document gives them. Its scopes are not kept: a
+ * sign-in asks for the operation's (or the settings').
+ */
 export interface AuthorizationCodeFlow {
   authorizationUrl: string;
   tokenUrl: string;
   refreshUrl?: string;
-  scopes: string[];
 }
 
 export const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
@@ -114,6 +116,8 @@ export type CredentialScheme =
       scopes: string[];
       clientId: ValueSource;
       clientSecret: ValueSource;
+      /** The document's authorization code flow too, for per-user sign-in. */
+      authorizationCode?: AuthorizationCodeFlow;
     })
   | (CredentialBase & { type: "unsupported"; reason: string });
 

@@ -39,7 +39,7 @@ export function signInFromSettings({
   const fail = (message: string): UserError => new UserError({ code: "E_SETTINGS", message: `${place}: ${message}` });
   if (credential.type !== "bearer" && credential.type !== "oauth2")
     throw fail(`signing in gives a bearer token, and scheme '${id}' is ${credential.type}`);
-  const flow = credential.type === "bearer" ? credential.authorizationCode : undefined;
+  const flow = credential.authorizationCode;
   const authorizationUrl = given.authorizationUrl ?? flow?.authorizationUrl;
   const tokenUrl = given.tokenUrl ?? flow?.tokenUrl ?? (credential.type === "oauth2" ? credential.tokenUrl : undefined);
   if (!authorizationUrl || !tokenUrl)

@@ -243,6 +243,5 @@ function authorizationCodeFlow(
     authorizationUrl: n.absoluteUrl(flow.authorizationUrl),
     tokenUrl: n.absoluteUrl(flow.tokenUrl),
     ...(typeof flow.refreshUrl === "string" ? { refreshUrl: n.absoluteUrl(flow.refreshUrl) } : {}),
-    scopes: Object.keys(isObject(flow.scopes) ? flow.scopes : {}),
   };
 }

@@ -263,7 +263,7 @@ function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
           flows: [flow],
           ...(flow === "clientCredentials" && tokenUrl ? { clientCredentials: { tokenUrl, scopes } } : {}),
           ...(flow === "authorizationCode" && tokenUrl && typeof raw.authorizationUrl === "string"
-            ? { authorizationCode: { authorizationUrl: n.absoluteUrl(raw.authorizationUrl), tokenUrl, scopes } }
+            ? { authorizationCode: { authorizationUrl: n.absoluteUrl(raw.authorizationUrl), tokenUrl } }
             : {}),
         },
       ]);
