@@ -26,6 +26,7 @@ import { CLIENT_ID, CLIENT_SECRET, type SignInProvider, startSignInProvider } fr
 
 const ALICE = "alice-mcp-token-0123456789abcdef";
 const BOB = "bob-mcp-token-0123456789abcdef01";
+const CAROL = "carol-mcp-token-0123456789abcdef";
 const KEY = randomBytes(32).toString("base64");
 
 type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean };
@@ -39,7 +40,7 @@ afterAll(() => api.close());
 beforeEach(() => {
   api.reset();
   api.on("GET", "/me", json({ login: "octo" }));
-  vi.stubEnv("MCP_TOKENS", `${ALICE},${BOB}`);
+  vi.stubEnv("MCP_TOKENS", `${ALICE},${BOB},${CAROL}`);
   onTestFinished(() => void vi.unstubAllEnvs());
 });
 
@@ -202,8 +203,10 @@ describe("signed in per user", () => {
     await alice.call();
     expect(alice.asked).toHaveLength(1);
     expect(api.requests).toHaveLength(2);
-    // The token is in the store encrypted, nowhere in clear.
+    // The token is in the store encrypted, nowhere in clear; no result shows it.
     expect(readFileSync(setup.tokenFile, "utf8")).not.toContain(setup.provider.issued.access[0]!);
+    expect(JSON.stringify(result)).not.toContain(setup.provider.issued.access[0]!);
+    expect(JSON.stringify(alice.asked)).not.toContain(setup.provider.issued.access[0]!);
   });
 
   it("sends nothing for a caller who has not signed in, and tells a client that cannot open URLs where to sign in", async () => {
@@ -280,6 +283,12 @@ describe("signed in per user", () => {
   it("refuses a forged, a replayed and a re-bound state, storing and sending nothing", async () => {
     const setup = await setUp();
     const running = await start(setup);
+    // Bob signed in before: nothing below may lose or change his tokens.
+    setup.provider.user = "user-b";
+    const bobBefore = await legacyClient(running.url!, BOB);
+    await bobBefore.call();
+    api.reset();
+    api.on("GET", "/me", json({ login: "octo" }));
     let link = "";
     const alice = await legacyClient(running.url!, ALICE, async (asked) => {
       link = asked.url;
@@ -295,17 +304,17 @@ describe("signed in per user", () => {
     const forgedAnswer = await fetch(forged);
     expect(forgedAnswer.status).toBe(400);
     expect(await forgedAnswer.text()).toMatch(/not one this server made/);
-    // A code from bob's sign-in with alice's state: the provider refuses it (PKCE), nothing is stored for alice.
-    let bobLink = "";
+    // A code from carol's sign-in with alice's state: the provider refuses it (PKCE), nothing is stored for alice.
+    let carolLink = "";
     await (
-      await legacyClient(running.url!, BOB, async (asked) => {
-        bobLink = asked.url;
+      await legacyClient(running.url!, CAROL, async (asked) => {
+        carolLink = asked.url;
         return "decline";
       })
     ).call();
-    const bobCallback = new URL((await fetch(bobLink, { redirect: "manual" })).headers.get("location")!);
+    const carolCallback = new URL((await fetch(carolLink, { redirect: "manual" })).headers.get("location")!);
     const crossed = new URL(callback);
-    crossed.searchParams.set("code", bobCallback.searchParams.get("code")!);
+    crossed.searchParams.set("code", carolCallback.searchParams.get("code")!);
     const crossedAnswer = await fetch(crossed);
     expect(crossedAnswer.status).toBe(400);
     expect(await crossedAnswer.text()).toMatch(/octo refused this sign-in: .*invalid_grant.*nothing was stored/);
@@ -315,6 +324,10 @@ describe("signed in per user", () => {
     expect(await replayed.text()).toMatch(/was used already/);
     expect((await alice.call()).isError).toBe(true);
     expect(api.requests).toHaveLength(0);
+    // Bob's sign-in is as it was: his call goes out with his first token, and he is not asked again.
+    await bobBefore.call();
+    expect(authorizations()).toEqual([`Bearer ${setup.provider.issued.access[0]}`]);
+    expect(bobBefore.asked).toHaveLength(1);
   });
 
   it("signs out: the tokens are dropped and revoked, and the next call asks again", async () => {
