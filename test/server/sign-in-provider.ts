@@ -133,3 +133,11 @@ async function form(req: IncomingMessage): Promise<URLSearchParams> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
+
+/** What a browser does with a sign-in link: the provider signs in and redirects to the callback, which answers. */
+export async function follow(url: string): Promise<{ status: number; text: string; callback: string }> {
+  const authorize = await fetch(url, { redirect: "manual" });
+  const callback = authorize.headers.get("location") ?? "";
+  const answer = await fetch(callback);
+  return { status: answer.status, text: await answer.text(), callback };
+}

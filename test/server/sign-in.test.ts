@@ -22,7 +22,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { json, status, Upstream } from "../support/upstream.js";
-import { CLIENT_ID, CLIENT_SECRET, type SignInProvider, startSignInProvider } from "./sign-in-provider.js";
+import { CLIENT_ID, CLIENT_SECRET, follow, type SignInProvider, startSignInProvider } from "./sign-in-provider.js";
 
 const ALICE = "alice-mcp-token-0123456789abcdef";
 const BOB = "bob-mcp-token-0123456789abcdef01";
@@ -122,14 +122,6 @@ async function start(setup: Setup, env: Record<string, string> = {}): Promise<Ru
   });
   onTestFinished(() => running.close());
   return running;
-}
-
-/** What a browser does with a sign-in link: the provider signs in and redirects to the callback, which answers. */
-async function follow(url: string): Promise<{ status: number; text: string; callback: string }> {
-  const authorize = await fetch(url, { redirect: "manual" });
-  const callback = authorize.headers.get("location") ?? "";
-  const answer = await fetch(callback);
-  return { status: answer.status, text: await answer.text(), callback };
 }
 
 /** A 2025-11-25 client (SDK v1) that can open URLs: `onUrl` is what the person does with the link. */
