@@ -51,7 +51,7 @@ beforeAll(async () => {
       paths: { "/me": { get: { operationId: "getMe", responses: { "200": { description: "ok" } } } } },
     }),
   );
-  generateProject({ catalog: await loadCatalog(spec, { cache: false }), out: project, generator: "openapi-mcp test" });
+  generateProject({ catalog: await loadCatalog(spec), out: project, generator: "openapi-mcp test" });
   linkDependencies(project);
   expect(typecheck(project)).toBe("");
 }, 120_000);
