@@ -12,7 +12,11 @@ const [A, B] = [key(), key()];
 const CLAIMS = { principal: "alice", scheme: "octo", verifier: "v".repeat(43), nonce: "n1", expiresAt: 2_000 };
 
 function states(value: string, now = () => 1_000) {
-  return new SignInStates({ keys: readTokenKeys({ value, purpose: "x" }), usedNonces: new MemoryUsedNonces({ now }), now });
+  return new SignInStates({
+    keys: readTokenKeys({ value, purpose: "x" }),
+    usedNonces: new MemoryUsedNonces({ now }),
+    now,
+  });
 }
 
 describe("sign-in state", () => {
