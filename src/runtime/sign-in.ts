@@ -5,9 +5,9 @@
 // token store, encrypted. Tokens are refreshed shortly before they expire; a refresh the provider refuses means
 // signing in again. Nothing is sent upstream for a caller who has not signed in.
 
-import { createHash, randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { messageOf } from "../catalog/errors.js";
+import { authorizationLink, SIGN_IN_LIFETIME_MS, waitForSignIn } from "./sign-in-link.js";
 import type { SignInStates } from "./sign-in-state.js";
 import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
 import type { StoredTokens, TokenStore } from "./token-store.js";
@@ -27,8 +27,7 @@ export interface SignInConfig extends GrantClient {
   scopes?: string[];
 }
 
-/** How long a sign-in link stays valid, and how long a call waits for the user to finish signing in. */
-export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+export { SIGN_IN_LIFETIME_MS };
 /** Tokens are refreshed this long before they expire. */
 const REFRESH_MARGIN_MS = 60_000;
 
@@ -155,33 +154,30 @@ export class SignIn implements UserCredentials {
     scopes: string[];
     expired: boolean;
   }): UserValue {
-    const { name, clientId, redirectUrl, authorizationUrl } = this.config;
+    const { name } = this.config;
     const since = this.now();
-    const verifier = randomBytes(32).toString("base64url");
-    const state = this.parts.states.seal({
+    const url = authorizationLink({
+      config: this.config,
+      states: this.parts.states,
       principal,
-      scheme: this.config.scheme,
-      verifier,
-      nonce: randomBytes(16).toString("base64url"),
-      expiresAt: this.now() + SIGN_IN_LIFETIME_MS,
+      scopes: this.config.scopes ?? scopes,
+      now: since,
     });
-    const url = new URL(authorizationUrl);
-    const wanted = this.config.scopes ?? scopes;
-    url.searchParams.set("response_type", "code");
-    url.searchParams.set("client_id", clientId);
-    url.searchParams.set("redirect_uri", redirectUrl);
-    if (wanted.length > 0) url.searchParams.set("scope", wanted.join(" "));
-    url.searchParams.set("state", state);
-    url.searchParams.set("code_challenge", createHash("sha256").update(verifier).digest("base64url"));
-    url.searchParams.set("code_challenge_method", "S256");
-    const why = expired ? `your sign-in to ${name} has expired` : `you have not signed in to ${name} yet`;
-    const message = `${why[0]!.toUpperCase()}${why.slice(1)}. Open this link and sign in; the link is valid for 10 minutes: ${url.href}`;
+    const why = expired ? `Your sign-in to ${name} has expired` : `You have not signed in to ${name} yet`;
+    const key = { principal, scheme: this.config.scheme };
+    // Tokens obtained since the link was made: a sign-in through it (or another) has finished.
+    const signedIn = (tokens: StoredTokens | undefined): boolean =>
+      tokens !== undefined && (tokens.obtainedAt === undefined ? this.fresh(tokens) : tokens.obtainedAt >= since);
     const prompt: SignInPrompt = {
-      url: url.href,
+      url,
       message: `Sign in to ${name} to continue: this call acts as you there.`,
-      completed: (options) => this.completed({ principal, since, ...options }),
+      completed: (options) =>
+        waitForSignIn({ events: this.signedIn, store: this.parts.store, key, signedIn, ...options }),
     };
-    return { missing: `${message} Then call again.`, signIn: prompt };
+    return {
+      missing: `${why}. Open this link and sign in; the link is valid for 10 minutes: ${url} Then call again.`,
+      signIn: prompt,
+    };
   }
 
   /** Usable now: not refused by the API, and not within a tenth of its lifetime (at most a minute) of expiring. */
@@ -191,43 +187,5 @@ export class SignIn implements UserCredentials {
     if (expiresAt === undefined) return true;
     const lifetime = obtainedAt !== undefined ? expiresAt - obtainedAt : Number.POSITIVE_INFINITY;
     return this.now() < expiresAt - Math.min(REFRESH_MARGIN_MS, lifetime / 10);
-  }
-
-  /** True once the principal's tokens are stored (here, or by a replica: the store is looked at on the way out). */
-  private completed({
-    principal,
-    since,
-    signal,
-    timeoutMs,
-  }: {
-    principal: string;
-    /** When the link was made. */
-    since: number;
-    signal?: AbortSignal;
-    timeoutMs?: number;
-  }): Promise<boolean> {
-    const key = { principal, scheme: this.config.scheme };
-    // Tokens obtained since the link was made: a sign-in through it (or another) has finished.
-    const signedIn = (tokens: StoredTokens | undefined): boolean =>
-      tokens !== undefined && (tokens.obtainedAt === undefined ? this.fresh(tokens) : tokens.obtainedAt >= since);
-    return new Promise<boolean>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.signedIn.off(principal, done);
-        signal?.removeEventListener("abort", done);
-        void this.parts.store.get(key).then(
-          (tokens) => resolve(signedIn(tokens)),
-          () => resolve(false),
-        );
-      };
-      const timer = setTimeout(done, Math.min(timeoutMs ?? SIGN_IN_LIFETIME_MS, SIGN_IN_LIFETIME_MS));
-      this.signedIn.on(principal, done);
-      signal?.addEventListener("abort", done, { once: true });
-      // Already signed in (the client may finish the sign-in before it answers): no wait.
-      void this.parts.store.get(key).then(
-        (tokens) => signedIn(tokens) && done(),
-        () => {},
-      );
-    });
   }
 }
