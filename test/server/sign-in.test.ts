@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { json, status, Upstream } from "../support/upstream.js";
@@ -30,7 +30,7 @@ const CAROL = "carol-mcp-token-0123456789abcdef";
 const KEY = randomBytes(32).toString("base64");
 
 type Result = { content: Array<{ type: string; text?: string }>; isError?: boolean };
-type Asked = { url: string; message: string };
+type Asked = { url: string; message: string; elicitationId?: string };
 
 let api: Upstream;
 beforeAll(async () => {
@@ -139,14 +139,19 @@ async function legacyClient(
   if (capabilities.elicitation)
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       const params = request.params as ElicitRequestURLParams;
-      asked.push({ url: params.url, message: params.message });
+      asked.push({ url: params.url, message: params.message, elicitationId: params.elicitationId });
       return { action: await onUrl(params) };
     });
+  // Told when a sign-in it was asked for has completed (notifications/elicitation/complete).
+  const completed: string[] = [];
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+    completed.push(notification.params.elicitationId);
+  });
   const headers = { authorization: `Bearer ${token}` };
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   onTestFinished(() => client.close());
   const call = async () => (await client.callTool({ name: "getMe", arguments: {} })) as Result;
-  return { client, asked, call };
+  return { client, asked, call, completed };
 }
 
 /** A 2026-07-28 client (SDK v2) that can open URLs. */
@@ -167,7 +172,7 @@ async function modernClient(url: string, token: string) {
   onTestFinished(() => client.close());
   expect(client.getProtocolEra()).toBe("modern");
   const call = async () => (await client.callTool({ name: "getMe", arguments: {} })) as Result;
-  return { asked, call };
+  return { asked, call, completed: undefined };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -191,6 +196,8 @@ describe("signed in per user", () => {
     expect(asked.searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${setup.port}/oauth/callback`);
     expect(asked.searchParams.get("scope")).toBe("read:user");
     expect(authorizations()).toEqual([`Bearer ${setup.provider.issued.access[0]}`]);
+    // A 2025-11-25 client is told the sign-in it was asked for has completed.
+    if (alice.completed) expect(alice.completed).toEqual([alice.asked[0]!.elicitationId]);
     // Asked once: the next call goes out at once.
     await alice.call();
     expect(alice.asked).toHaveLength(1);
