@@ -53,7 +53,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const { catalog, engine, settings, load } = await setUpEngine(sources, {
+  const { catalog, engine, settings, load, routes } = await setUpEngine(sources, {
     ...options,
     log,
     ...(stdio ? { deferSchemas: true } : {}),
@@ -120,6 +120,7 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       ...(sessions ? { sessions } : {}),
       ...(requests ? { requests } : {}),
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
+      ...(routes.length > 0 ? { routes } : {}),
       ...(options.auth
         ? {
             auth:

@@ -11,6 +11,7 @@ import type { Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
+import type { HttpRoute } from "./runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
 import { userCredentialModes } from "./runtime/user-credential-modes.js";
 
@@ -45,6 +46,8 @@ export interface EngineSetup {
   engine: Engine;
   settings?: Settings;
   env: Environment;
+  /** Routes the HTTP server adds (the per-user sign-in's callback and sign-out). */
+  routes: HttpRoute[];
 }
 
 const ERRORS_SHOWN = 10;
@@ -72,17 +75,17 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const env = settings
     ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env })
     : (options.env ?? process.env);
-  // Schemes whose value each caller brings (forwarded, exchanged): checked now, so a mistake stops the start.
-  const userCredentials = userCredentialModes({ settings, catalog, env, allowInsecureHttp });
+  // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
+  const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp });
   const engine = startEngine({
     catalog,
     env,
     log,
+    ...defined({ userCredentials: modes.userCredentials }),
     ...withSettings({ settings, given: { ...options, allowInsecureHttp } }),
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
-    ...(Object.keys(userCredentials).length > 0 ? { userCredentials } : {}),
   });
-  return { catalog, load, engine, env, ...(settings ? { settings } : {}) };
+  return { catalog, load, engine, env, routes: modes.routes, ...(settings ? { settings } : {}) };
 }
 
 /** A filter list on the command line replaces the settings file's list of the same kind. */

@@ -2,7 +2,7 @@
 // one shape (parameters merged and resolved, servers chosen, security inherited), so the catalog is built by one
 // walker. Schemas stay raw here; `dialect` tells the schema converter how to read them.
 
-import type { Diagnostic, HttpMethod, ParameterLocation, SideEffect } from "./types.js";
+import type { AuthorizationCodeFlow, Diagnostic, HttpMethod, ParameterLocation, SideEffect } from "./types.js";
 
 /** How raw schemas are to be read: OAS 2.0 / 3.0 are JSON Schema dialects of their own; 3.1 is 2020-12. */
 export type SchemaDialect = "oas2" | "oas30" | "oas31" | "jsonschema";
@@ -135,6 +135,8 @@ export type ApiSecurityScheme =
       /** Flow names present (clientCredentials, authorizationCode, implicit, password). */
       flows: string[];
       clientCredentials?: { tokenUrl: string; scopes: string[] };
+      /** Where a person signs in (per-user sign-in, runtime/sign-in.ts), when the document has this flow. */
+      authorizationCode?: AuthorizationCodeFlow;
       description?: string;
     }
   | { type: "openIdConnect"; description?: string }

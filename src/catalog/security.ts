@@ -150,18 +150,20 @@ function oauth2Credential(input: SchemeInput<Extract<ApiSecurityScheme, { type: 
       scopes: override.scopes ?? flow?.scopes ?? [],
       clientId: override.clientId ?? env("OAUTH_CLIENT_ID"),
       clientSecret: override.clientSecret ?? env("OAUTH_CLIENT_SECRET"),
+      ...(scheme.authorizationCode ? { authorizationCode: scheme.authorizationCode } : {}),
     },
   };
 }
 
 /** A bearer token obtained elsewhere, and the warning that says where it is read from. */
-function tokenFromEnvironment({ base, override, env, why }: SchemeInput & { why: string }): {
+function tokenFromEnvironment({ base, override, env, why, scheme }: SchemeInput & { why: string }): {
   credential: CredentialScheme;
   warning: string;
 } {
   const token = override.value ?? env("BEARER_TOKEN");
+  const code = scheme.type === "oauth2" ? scheme.authorizationCode : undefined;
   return {
-    credential: { ...base, type: "bearer", token },
+    credential: { ...base, type: "bearer", token, ...(code ? { authorizationCode: code } : {}) },
     warning: `${why}; an access token obtained elsewhere is read from ${describeSource(token)}`,
   };
 }

@@ -22,6 +22,22 @@ export interface PerUserCredentials {
   forwarded?: { header: string };
   /** RFC 8693 token exchange of the caller's MCP access token. */
   exchange?: TokenExchangeSettings;
+  /** Each user signs in at the API's provider. */
+  signIn?: SignInSettings;
+}
+
+/** Each user signs in at the API's provider (OAuth 2.0 authorization code with PKCE). */
+export interface SignInSettings {
+  clientId: string;
+  clientSecret?: string;
+  scopes?: string[];
+  /** Default: the scheme's authorizationCode flow in the document. */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  revocationUrl?: string;
+  /** This server's callback as registered at the provider; or `publicUrl` + `/oauth/callback`. */
+  redirectUrl?: string;
+  publicUrl?: string;
 }
 
 export interface TokenExchangeSettings {
@@ -101,6 +117,8 @@ export interface Settings {
   auth?: Record<string, unknown>;
   /** `serve`: refuse to start while a tool lacks its credentials. */
   requireCredentials?: boolean;
+  /** Where users' sign-in tokens are kept (encrypted with OPENAPI_MCP_TOKEN_KEY). */
+  tokenStore?: { file?: string };
   /** Keep built catalogs in the user's cache directory and use them again (default true; `--no-cache`). */
   cache?: boolean;
 }

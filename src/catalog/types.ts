@@ -7,6 +7,16 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type JsonSchema = { [key: string]: unknown } | boolean;
 export type JsonObjectSchema = { type: "object"; [key: string]: unknown };
 
+/**
+ * An OAuth 2.0 authorization code flow's URLs (absolute), as the document gives them. Its scopes are not kept: a
+ * sign-in asks for the operation's (or the settings').
+ */
+export interface AuthorizationCodeFlow {
+  authorizationUrl: string;
+  tokenUrl: string;
+  refreshUrl?: string;
+}
+
 export const HTTP_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
@@ -101,7 +111,12 @@ interface CredentialBase {
 }
 export type CredentialScheme =
   | (CredentialBase & { type: "apiKey"; in: "header" | "query" | "cookie"; parameter: string; value: ValueSource })
-  | (CredentialBase & { type: "bearer"; token: ValueSource })
+  | (CredentialBase & {
+      type: "bearer";
+      token: ValueSource;
+      /** The document's authorization code flow, when the token comes from a person's sign-in (per-user mode). */
+      authorizationCode?: AuthorizationCodeFlow;
+    })
   | (CredentialBase & { type: "basic"; username: ValueSource; password: ValueSource })
   | (CredentialBase & {
       type: "oauth2";
@@ -109,6 +124,8 @@ export type CredentialScheme =
       scopes: string[];
       clientId: ValueSource;
       clientSecret: ValueSource;
+      /** The document's authorization code flow too, for per-user sign-in. */
+      authorizationCode?: AuthorizationCodeFlow;
     })
   | (CredentialBase & { type: "unsupported"; reason: string });
 

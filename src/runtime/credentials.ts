@@ -127,7 +127,7 @@ function userPlan({
 }): Pending {
   return async () => {
     const given = await perUser.valueFor({ caller, scopes, ...(signal ? { signal } : {}) });
-    if ("missing" in given) throw new UserCredentialsMissing(given.missing);
+    if ("missing" in given) throw new UserCredentialsMissing(given.missing, given.signIn);
     const { value } = given;
     switch (scheme.type) {
       case "apiKey":

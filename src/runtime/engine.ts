@@ -351,11 +351,17 @@ export class Engine implements ToolProvider {
           outcome: "invalid_arguments",
         };
       }
-      if (error instanceof UserCredentialsMissing)
+      if (error instanceof UserCredentialsMissing) {
+        // Asked once: after the person signed in, the credentials are looked up again, without asking a second time.
+        if (error.signIn && context.signIn) {
+          const { signIn: _asked, ...rest } = context;
+          if ((await context.signIn(error.signIn)) === "signedIn") return this.build({ tool, given }, rest);
+        }
         return {
           error: errorResult(`${name} cannot be called: ${error.message} Nothing was sent.`),
           outcome: "missing_credentials",
         };
+      }
       if (error instanceof OpenApiMcpError)
         return { error: errorResult(`${name} cannot be called: ${error.message}`), outcome: "network_error" };
       throw error;

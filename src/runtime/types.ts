@@ -5,6 +5,7 @@ import { OpenApiMcpError } from "../catalog/errors.js";
 import type { ListedTool } from "../catalog/listing.js";
 import type { ToolAnnotations } from "../catalog/types.js";
 import type { IncomingTrace } from "./trace-context.js";
+import type { SignInAnswer, SignInPrompt } from "./user-credentials.js";
 
 export type ContentBlock =
   | { type: "text"; text: string }
@@ -63,6 +64,11 @@ export interface CallContext {
    * Absent: approval cannot be asked for, so a call that needs it is refused.
    */
   approve?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  /**
+   * Asks the person to sign in at a URL (MCP URL elicitation) when a per-user scheme needs it, supplied by the
+   * binding; on `signedIn` the call obtains its credentials again. Absent: the error result gives the URL.
+   */
+  signIn?: (prompt: SignInPrompt) => Promise<SignInAnswer>;
   /**
    * The W3C trace context the client sent with the call (MCP `_meta.traceparent`/`tracestate`), as it came: the
    * engine reads it strictly and ignores it when invalid (trace-context.ts).

@@ -1,20 +1,29 @@
 // The per-user modes a settings file chooses (`credentials.<scheme>.perUser`), checked and built into the map the
-// engine takes (user-credentials.ts). One switch on the mode: each mode checks its own settings, with messages
-// naming the place in the file, and describes itself for `inspect` without needing its secrets.
+// engine takes (user-credentials.ts), with the HTTP routes they add (the sign-in callback and sign-out). One switch
+// on the mode: each mode checks its own settings, with messages naming the place in the file, and describes itself
+// for `inspect` without needing its secrets. `serve` and generated servers both call this, so they behave the same.
 
 import { UserError } from "../catalog/errors.js";
-import type { PerUserCredentials, Settings, TokenExchangeSettings } from "../catalog/settings.js";
+import type { PerUserCredentials, Settings, SignInSettings, TokenExchangeSettings } from "../catalog/settings.js";
 import type { Catalog, CredentialScheme } from "../catalog/types.js";
 import { isAllowedScheme } from "../catalog/url.js";
 import { type Environment, expandVariables } from "../catalog/variables.js";
 import { forwardedCredentials, forwardedHeaderName } from "./forwarded-credentials.js";
 import { defined } from "./defined.js";
+import type { HttpRoute } from "./http-route.js";
+import type { SignIn } from "./sign-in.js";
+import { signInRoutes } from "./sign-in-callback.js";
+import { defaultTokenFile, FileTokenStore, signInFromSettings } from "./sign-in-settings.js";
+import { SignInStates } from "./sign-in-state.js";
 import {
   ACCESS_TOKEN_TYPE,
   TokenExchange,
   type TokenExchangeConfig,
   type TokenExchangeOptions,
 } from "./token-exchange.js";
+import { readTokenKeys, TOKEN_KEY_VARIABLE } from "./token-keys.js";
+import type { TokenStore } from "./token-store.js";
+import { MemoryUsedNonces } from "./used-nonces.js";
 import type { UserCredentialMap, UserCredentialMode, UserCredentials } from "./user-credentials.js";
 
 /** One scheme's per-user entry in the settings file. */
@@ -47,7 +56,7 @@ function perUserEntries({ settings, catalog }: { settings: Settings; catalog: Pi
       refuse(`no security scheme '${id}' (the source has: ${Object.keys(catalog.credentials).join(", ") || "none"})`);
     if (scheme!.type === "unsupported") refuse(`scheme '${id}' is not supported (${scheme!.reason})`);
     const modes = Object.keys(given.perUser as PerUserCredentials);
-    if (modes.length !== 1) refuse(`name exactly one mode (forwarded or exchange), not ${modes.length}`);
+    if (modes.length !== 1) refuse(`name exactly one mode (forwarded, exchange or signIn), not ${modes.length}`);
     const mode = modes[0] as UserCredentialMode;
     const config = (given.perUser as Record<string, unknown>)[mode];
     if (typeof config !== "object" || config === null) refuse(`${mode}: expected an object`);
@@ -77,28 +86,45 @@ function describe({ mode, config }: PerUserEntry): string {
       return `forwarded from each caller's ${String(config.header)} header`;
     case "exchange":
       return `exchanged for each caller's MCP access token at ${String(config.tokenUrl)} (RFC 8693)`;
+    case "signIn":
+      return "each caller signs in (OAuth 2.0 authorization code with PKCE)";
     default:
       return mode;
   }
 }
 
-/** The per-user credentials the settings file configures, by scheme id; a UserError names a setting that is wrong. */
-export function userCredentialModes({
+export interface UserModes {
+  /** Absent when no scheme is per user. */
+  userCredentials?: UserCredentialMap;
+  /** Routes for the HTTP server (empty when no mode needs one). */
+  routes: HttpRoute[];
+}
+
+/**
+ * The per-user credentials the settings file configures, by scheme id, and the routes they need; a UserError names
+ * a setting that is wrong (or a token store that cannot be read: it is read once now, so a damaged one stops the start).
+ */
+export async function userCredentialModes({
   settings,
   catalog,
   env,
   allowInsecureHttp = false,
   exchange = {},
+  tokenStore,
 }: {
   settings: Settings | undefined;
   catalog: Pick<Catalog, "credentials">;
-  /** For `${VAR}` in secrets. */
+  /** For `${VAR}` in secrets, and the token store's keys. */
   env: Environment;
   allowInsecureHttp?: boolean;
   /** For tests: the exchange's clock and HTTP client. */
   exchange?: TokenExchangeOptions;
-}): UserCredentialMap {
+  /** Default: the encrypted file (settings `tokenStore.file`), with keys from OPENAPI_MCP_TOKEN_KEY. */
+  tokenStore?: TokenStore;
+}): Promise<UserModes> {
   const map: Record<string, UserCredentials> = {};
+  const signIns: SignIn[] = [];
+  let storage: Awaited<ReturnType<typeof signInStorage>> | undefined;
   for (const entry of settings ? perUserEntries({ settings, catalog }) : []) {
     const { id, scheme, place, config } = entry;
     switch (entry.mode) {
@@ -119,14 +145,48 @@ export function userCredentialModes({
           ...exchange,
         });
         break;
+      case "signIn": {
+        storage ??= await signInStorage({ settings, env, place, ...(tokenStore ? { tokenStore } : {}) });
+        const signIn = signInFromSettings({
+          id,
+          given: config as unknown as SignInSettings,
+          credential: scheme,
+          place,
+          env,
+          allowInsecureHttp,
+          ...storage,
+        });
+        map[id] = signIn;
+        signIns.push(signIn);
+        break;
+      }
       default:
         throw new UserError({
           code: "E_SETTINGS",
-          message: `${place}: unknown mode '${entry.mode}' (forwarded or exchange)`,
+          message: `${place}: unknown mode '${entry.mode}' (forwarded, exchange or signIn)`,
         });
     }
   }
-  return map;
+  const routes = storage ? signInRoutes({ signIns, states: storage.states }) : [];
+  return { ...(Object.keys(map).length > 0 ? { userCredentials: map } : {}), routes };
+}
+
+/** The token store and the sign-in states' keys; the store is read once now, so a damaged one stops the start. */
+async function signInStorage({
+  settings,
+  env,
+  place,
+  tokenStore,
+}: {
+  settings: Settings | undefined;
+  env: Environment;
+  place: string;
+  tokenStore?: TokenStore;
+}): Promise<{ store: TokenStore; states: SignInStates }> {
+  const keys = readTokenKeys({ value: env[TOKEN_KEY_VARIABLE], purpose: `signing in (${place})` });
+  const store = tokenStore ?? new FileTokenStore({ file: settings?.tokenStore?.file ?? defaultTokenFile(env), keys });
+  await store.list("");
+  return { store, states: new SignInStates({ keys, usedNonces: new MemoryUsedNonces() }) };
 }
 
 function exchangeConfig({

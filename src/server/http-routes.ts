@@ -4,6 +4,8 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJSONRPCRequest } from "@modelcontextprotocol/server";
+import { messageOf } from "../catalog/errors.js";
+import type { HttpRoute } from "../runtime/http-route.js";
 import type { Caller } from "../runtime/types.js";
 import type { EndpointAuth } from "./auth.js";
 import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
@@ -30,6 +32,8 @@ export class HttpRoutes {
       limits: Required<RequestLimits>;
       maxBodyBytes: number;
       log: (line: string) => void;
+      /** Routes the engine's parts add (sign-in callback, sign-out). */
+      extra: readonly HttpRoute[];
     },
   ) {}
 
@@ -40,6 +44,8 @@ export class HttpRoutes {
       return;
     }
     if (path !== undefined && this.parts.auth?.servePublic({ req, res, path })) return;
+    const extra = this.parts.extra.find((r) => r.path === path && r.method === req.method);
+    if (extra) return this.serveExtra({ route: extra, req, res });
     if (path !== MCP_PATH) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }));
       return;
@@ -69,6 +75,46 @@ export class HttpRoutes {
       res.on("close", () => this.posts.delete(res));
     }
     await this.parts.endpoint.handle({ req, res, body: body.json, ...caller });
+  }
+
+  /**
+   * A route of the engine's parts. A public one (the sign-in callback a browser is redirected to) is answered as
+   * it comes; one for a caller passes the Host/Origin guard and endpoint auth first, as `/mcp` does. No body is read.
+   */
+  private async serveExtra({
+    route,
+    req,
+    res,
+  }: {
+    route: HttpRoute;
+    req: IncomingMessage;
+    res: ServerResponse;
+  }): Promise<void> {
+    let caller: Caller | undefined;
+    if (route.access === "caller") {
+      if (!this.guarded(req, res)) return;
+      const verified = await this.authenticated(req, res);
+      if (!verified) return;
+      caller = verified.caller;
+    }
+    const query = new URL(req.url ?? "/", "http://localhost").searchParams;
+    let answer: { status: number; text: string };
+    try {
+      answer = await route.handle({ query, ...(caller ? { caller } : {}) });
+    } catch (error) {
+      this.parts.log(`${route.path} failed: ${messageOf(error)}`);
+      answer = { status: 500, text: `This request could not be completed: ${messageOf(error)}` };
+    }
+    // Plain text, never cached, never framed: it may say whom a sign-in was for.
+    res
+      .writeHead(answer.status, {
+        "content-type": "text/plain; charset=utf-8",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+        ...(req.method === "POST" ? { connection: "close" } : {}),
+      })
+      .end(`${answer.text}\n`);
   }
 
   /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */

@@ -10,6 +10,7 @@ import { BodyBudget, DEFAULT_REQUEST_LIMITS, type RequestLimits, timeoutOptions 
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
+import type { HttpRoute } from "../runtime/http-route.js";
 import { HttpRoutes, MCP_PATH } from "./http-routes.js";
 import { shutDown } from "./http-shutdown.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
@@ -43,6 +44,8 @@ export interface HttpOptions extends ServerIdentity {
   requests?: RequestLimits;
   /** How the user sets the port and the host, named when they cannot be used. Default `--port`, `--host`. */
   optionNames?: AddressOptionNames;
+  /** Routes beside the MCP endpoint (the per-user sign-in's callback and sign-out, runtime/sign-in-callback.ts). */
+  routes?: readonly HttpRoute[];
   log?: (line: string) => void;
 }
 
@@ -69,7 +72,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   const calls = new CallTracker();
   const limits = { ...DEFAULT_REQUEST_LIMITS, ...options.requests };
   const endpoint = new McpEndpoint({ ...options, stateless: options.stateless ?? false, calls, log });
-  const routes = new HttpRoutes({ auth, endpoint, budget: new BodyBudget(limits), limits, maxBodyBytes, log });
+  const routes = new HttpRoutes({
+    auth,
+    endpoint,
+    budget: new BodyBudget(limits),
+    limits,
+    maxBodyBytes,
+    log,
+    extra: options.routes ?? [],
+  });
 
   const server = createServer(timeoutOptions(limits), (req, res) => {
     routes.route(req, res).catch((error: unknown) => {

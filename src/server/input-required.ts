@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ApprovalAnswer, CallContext, ToolProvider, ToolResult } from "../runtime/types.js";
 import { approvalQuestion, readAnswer } from "./approval-question.js";
+import { SIGN_IN_STATE, signInRequired, signInRound } from "./sign-in-question.js";
 
 /**
  * One round of a 2026-07-28 tools/call. Without a request state: the call, or, when it needs approval, the
@@ -35,8 +36,32 @@ export async function callAskingLater({
 }): Promise<ToolResult | InputRequiredResult> {
   const principal = context.caller?.principal;
   const caller = principal !== undefined ? { principal } : {};
-  // Without a verify hook (the engine checks the state itself, saying why it refuses) the SDK gives it as sent.
-  const state = ctx.mcpReq.requestState();
+  // A per-user sign-in is asked for as a URL request, before any approval (sign-in-question.ts).
+  const signIn = signInRound(ctx);
+  const result = await callRound({ provider, tool, args, ctx, context: { ...context, signIn: signIn.hook }, caller });
+  const prompt = signIn.asked();
+  return prompt && "isError" in result && result.isError ? signInRequired(prompt) : result;
+}
+
+async function callRound({
+  provider,
+  tool,
+  args,
+  ctx,
+  context,
+  caller,
+}: {
+  provider: ToolProvider;
+  tool: string;
+  args: unknown;
+  ctx: ServerContext;
+  context: CallContext;
+  caller: { principal?: string };
+}): Promise<ToolResult | InputRequiredResult> {
+  // Without a verify hook (the engine checks the state itself, saying why it refuses) the SDK gives it as sent. A
+  // retry after a sign-in starts the call afresh.
+  const given = ctx.mcpReq.requestState();
+  const state = given === SIGN_IN_STATE ? undefined : given;
   // A provider that cannot hand out a state, or a client that cannot show a form, is treated as one that cannot be
   // asked: a call needing approval is refused, saying so, and nothing is sent.
   const unsupported = async (): Promise<ApprovalAnswer> => "unsupported";

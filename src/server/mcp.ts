@@ -15,6 +15,7 @@ import { ProfileRefused } from "../runtime/profiles.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
+import type { SignInAnswer, SignInPrompt } from "../runtime/user-credentials.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,
@@ -27,6 +28,7 @@ import { cacheHints } from "./cache-hints.js";
 import { CAPABILITIES } from "./early.js";
 import { callerFromContext } from "./caller.js";
 import { callAskingLater } from "./input-required.js";
+import { askSignIn } from "./sign-in-question.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
 
 /** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
@@ -145,7 +147,9 @@ export function createMcpServer({
       // An older one is asked on this call's stream, the question withdrawn when the call is cancelled.
       const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
         askApproval({ server, request: asked, signal, relatedRequestId: requestId, log });
-      return provider.callTool(tool, args ?? {}, { ...context, approve });
+      const signIn = (prompt: SignInPrompt): Promise<SignInAnswer> =>
+        askSignIn({ server, prompt, signal, relatedRequestId: requestId });
+      return provider.callTool(tool, args ?? {}, { ...context, approve, signIn });
     };
     try {
       const result = await (calls ? calls.run(requestSignal, call) : call(requestSignal));

@@ -49,8 +49,8 @@ beforeEach(() => {
 
 const settings = (credentials: Settings["credentials"]): Settings => ({ file: "s.yaml", credentials });
 const forwarded = (header: string) => settings({ token: { perUser: { forwarded: { header } } } });
-const build = (given: Settings, env: Record<string, string> = {}) =>
-  userCredentialModes({ settings: given, catalog, env });
+const build = async (given: Settings, env: Record<string, string> = {}) =>
+  (await userCredentialModes({ settings: given, catalog, env })).userCredentials ?? {};
 const caller = (headers: Record<string, string>, accessToken = "mcp-token-of-alice"): Caller => ({
   principal: "alice",
   claims: { iss: "https://issuer.example" },
@@ -67,27 +67,27 @@ describe("per-user settings", () => {
     ["Transfer-Encoding", "name a header of its own"],
     ["Mcp-Session-Id", "one of MCP's own headers"],
     ["X Upstream", "is not a header name"],
-  ])("refuse to forward %s", (header, why) => {
-    expect(() => build(forwarded(header))).toThrow(`s.yaml#/credentials/token/perUser/forwarded/header:`);
-    expect(() => build(forwarded(header))).toThrow(why);
+  ])("refuse to forward %s", async (header, why) => {
+    await expect(build(forwarded(header))).rejects.toThrow(`s.yaml#/credentials/token/perUser/forwarded/header:`);
+    await expect(build(forwarded(header))).rejects.toThrow(why);
   });
 
   it.each([
     [{ tokenUrl: "http://idp.example.com/token" }, "tokenUrl: http://idp.example.com/token is plain http"],
     [{ clientSecret: "${NOT_SET_ANYWHERE}" }, "clientSecret: environment variable NOT_SET_ANYWHERE is not set"],
     [{ scopes: ["a b"] }, "scopes: expected a list of scopes without spaces"],
-  ])("refuse a bad exchange setting (%o)", (change, message) => {
+  ])("refuse a bad exchange setting (%o)", async (change, message) => {
     const exchange = { tokenUrl: "https://idp.example.com/token", clientId: "c", clientSecret: "s", ...change };
-    expect(() => build(settings({ token: { perUser: { exchange } } }))).toThrow(
+    await expect(build(settings({ token: { perUser: { exchange } } }))).rejects.toThrow(
       `s.yaml#/credentials/token/perUser/exchange/${message}`,
     );
   });
 
-  it("refuse an exchange for a basic scheme, and two modes at once", () => {
+  it("refuse an exchange for a basic scheme, and two modes at once", async () => {
     const exchange = { tokenUrl: "https://idp.example.com/token", clientId: "c", clientSecret: "s" };
-    expect(() => build(settings({ pair: { perUser: { exchange } } }))).toThrow("cannot be an HTTP basic pair");
+    await expect(build(settings({ pair: { perUser: { exchange } } }))).rejects.toThrow("cannot be an HTTP basic pair");
     const both = { perUser: { exchange, forwarded: { header: "X-Up" } } };
-    expect(() => build(settings({ token: both }))).toThrow("name exactly one mode");
+    await expect(build(settings({ token: both }))).rejects.toThrow("name exactly one mode");
   });
 
   it("reads a settings file with per-user modes, and says each scheme's mode", async () => {
@@ -98,7 +98,7 @@ describe("per-user settings", () => {
       },
     });
     const read = await readSettings(file);
-    expect(Object.keys(build(read))).toEqual(["token", "key"]);
+    expect(Object.keys(await build(read))).toEqual(["token", "key"]);
     expect(credentialModes({ settings: read, catalog })).toEqual({
       token: { mode: "forwarded", description: "forwarded from each caller's X-Upstream-Authorization header" },
       key: {
@@ -111,12 +111,17 @@ describe("per-user settings", () => {
 });
 
 describe("forwarded", () => {
-  const engine = () => new Engine({ catalog, env: {}, userCredentials: build(forwarded("X-Upstream-Authorization")) });
+  const engine = async () =>
+    new Engine({ catalog, env: {}, userCredentials: await build(forwarded("X-Upstream-Authorization")) });
 
   it.each([["upstream-token-1"], ["Bearer upstream-token-1"], ["bearer   upstream-token-1"]])(
     "accepts %s for a bearer scheme",
     async (sent) => {
-      const result = await engine().callTool("getMe", {}, { caller: caller({ "x-upstream-authorization": sent }) });
+      const result = await (await engine()).callTool(
+        "getMe",
+        {},
+        { caller: caller({ "x-upstream-authorization": sent }) },
+      );
       expect(result.isError ?? false).toBe(false);
       expect(api.only().headers.authorization).toBe("Bearer upstream-token-1");
     },
@@ -125,7 +130,11 @@ describe("forwarded", () => {
   it.each([["mcp-token-of-alice"], ["Bearer mcp-token-of-alice"]])(
     "refuses the caller's own MCP token (%s) and sends nothing",
     async (sent) => {
-      const result = await engine().callTool("getMe", {}, { caller: caller({ "x-upstream-authorization": sent }) });
+      const result = await (await engine()).callTool(
+        "getMe",
+        {},
+        { caller: caller({ "x-upstream-authorization": sent }) },
+      );
       expect(textOf(result)).toContain("holds your MCP access token, which is never sent upstream");
       expect(textOf(result)).not.toContain("mcp-token-of-alice");
       expect(api.requests).toHaveLength(0);
@@ -133,7 +142,7 @@ describe("forwarded", () => {
   );
 
   it("says what to do without the header, and without a caller", async () => {
-    const served = engine();
+    const served = await engine();
     expect(textOf(await served.callTool("getMe", {}, { caller: caller({}) }))).toBe(
       "getMe cannot be called: send your own credential for security scheme 'token' in the X-Upstream-Authorization header. Nothing was sent.",
     );
@@ -163,8 +172,8 @@ describe("exchange", () => {
           },
         },
       });
-      const modes = userCredentialModes({ settings: exchange, catalog, env: {}, exchange: { now: () => now } });
-      const served = new Engine({ catalog, env: {}, userCredentials: modes });
+      const modes = await userCredentialModes({ settings: exchange, catalog, env: {}, exchange: { now: () => now } });
+      const served = new Engine({ catalog, env: {}, userCredentials: modes.userCredentials ?? {} });
       const who = caller({}, await as.sign({ sub: "alice" }));
       await served.callTool("getMe", {}, { caller: who });
       now += 539_000; // 9 minutes less a second: still fresh (refreshed a minute before its 10 minutes end)
@@ -187,7 +196,7 @@ describe("exchange", () => {
     const served = new Engine({
       catalog,
       env: {},
-      userCredentials: build(settings({ token: { perUser: { exchange } } })),
+      userCredentials: await build(settings({ token: { perUser: { exchange } } })),
     });
     const result = await served.callTool(
       "getMe",

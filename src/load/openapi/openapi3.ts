@@ -11,7 +11,7 @@ import type {
   ApiSecurityScheme,
 } from "../../catalog/document.js";
 import { isObject, joinPointer } from "../../catalog/pointer.js";
-import type { ParameterLocation } from "../../catalog/types.js";
+import type { AuthorizationCodeFlow, ParameterLocation } from "../../catalog/types.js";
 import { type Located, METHOD_KEYS, type NormalizeInput, Normalizer, text, unsupportedScheme } from "./normalizer.js";
 import { mergeParameters, readResponses } from "./operation-parts.js";
 import { serverUrl } from "./servers.js";
@@ -205,10 +205,12 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
         clientCredentials && typeof clientCredentials.tokenUrl === "string"
           ? n.absoluteUrl(clientCredentials.tokenUrl)
           : "";
+      const code = authorizationCodeFlow(isObject(flows.authorizationCode) ? flows.authorizationCode : undefined, n);
       return {
         ...base,
         type: "oauth2",
         flows: Object.keys(flows),
+        ...(code ? { authorizationCode: code } : {}),
         ...(tokenUrl
           ? {
               clientCredentials: {
@@ -229,4 +231,17 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
         description,
       });
   }
+}
+
+/** An authorization code flow with both URLs, made absolute against the document's location; else none. */
+function authorizationCodeFlow(
+  flow: Record<string, unknown> | undefined,
+  n: Normalizer,
+): AuthorizationCodeFlow | undefined {
+  if (typeof flow?.authorizationUrl !== "string" || typeof flow.tokenUrl !== "string") return undefined;
+  return {
+    authorizationUrl: n.absoluteUrl(flow.authorizationUrl),
+    tokenUrl: n.absoluteUrl(flow.tokenUrl),
+    ...(typeof flow.refreshUrl === "string" ? { refreshUrl: n.absoluteUrl(flow.refreshUrl) } : {}),
+  };
 }

@@ -262,6 +262,9 @@ function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
           type: "oauth2",
           flows: [flow],
           ...(flow === "clientCredentials" && tokenUrl ? { clientCredentials: { tokenUrl, scopes } } : {}),
+          ...(flow === "authorizationCode" && tokenUrl && typeof raw.authorizationUrl === "string"
+            ? { authorizationCode: { authorizationUrl: n.absoluteUrl(raw.authorizationUrl), tokenUrl } }
+            : {}),
         },
       ]);
     } else {

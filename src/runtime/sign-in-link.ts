@@ -1,0 +1,82 @@
+// The link a user signs in through (RFC 6749 §4.1.1 with RFC 7636's S256 challenge), and the wait for that sign-in
+// to finish. The link carries a sealed state (sign-in-state.ts) holding the PKCE verifier; the wait ends when the
+// callback stored tokens for the principal in this process, or, looked up in the store, in another.
+
+import { createHash, randomBytes } from "node:crypto";
+import type { EventEmitter } from "node:events";
+import type { SignInStates } from "./sign-in-state.js";
+import type { StoredTokens, TokenKey, TokenStore } from "./token-store.js";
+
+/** How long a sign-in link stays valid, and the longest a call waits for the user to finish signing in. */
+export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+
+export function authorizationLink({
+  config,
+  states,
+  principal,
+  scopes,
+  now,
+}: {
+  config: { scheme: string; clientId: string; redirectUrl: string; authorizationUrl: string };
+  states: SignInStates;
+  principal: string;
+  scopes: string[];
+  now: number;
+}): string {
+  const verifier = randomBytes(32).toString("base64url");
+  const state = states.seal({
+    principal,
+    scheme: config.scheme,
+    verifier,
+    nonce: randomBytes(16).toString("base64url"),
+    expiresAt: now + SIGN_IN_LIFETIME_MS,
+  });
+  const url = new URL(config.authorizationUrl);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", config.clientId);
+  url.searchParams.set("redirect_uri", config.redirectUrl);
+  if (scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
+  url.searchParams.set("state", state);
+  url.searchParams.set("code_challenge", createHash("sha256").update(verifier).digest("base64url"));
+  url.searchParams.set("code_challenge_method", "S256");
+  return url.href;
+}
+
+/**
+ * True once `signedIn` holds for the principal's stored tokens: at once if it does already (a client may finish
+ * the sign-in before it answers), else when `events` emits the principal, else at the timeout or the signal.
+ */
+export function waitForSignIn({
+  events,
+  store,
+  key,
+  signedIn,
+  signal,
+  timeoutMs = SIGN_IN_LIFETIME_MS,
+}: {
+  events: EventEmitter;
+  store: TokenStore;
+  key: TokenKey;
+  signedIn: (tokens: StoredTokens | undefined) => boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      events.off(key.principal, done);
+      signal?.removeEventListener("abort", done);
+      void store.get(key).then(
+        (tokens) => resolve(signedIn(tokens)),
+        () => resolve(false),
+      );
+    };
+    const timer = setTimeout(done, Math.min(timeoutMs, SIGN_IN_LIFETIME_MS));
+    events.on(key.principal, done);
+    signal?.addEventListener("abort", done, { once: true });
+    void store.get(key).then(
+      (tokens) => signedIn(tokens) && done(),
+      () => {},
+    );
+  });
+}

@@ -1,0 +1,127 @@
+// A user's token request at the provider's token endpoint (RFC 6749 §4.1.3 authorization code with the PKCE
+// verifier, §6 refresh), and a revocation (RFC 7009). The client secret, when there is one, goes in HTTP basic; the
+// messages name the endpoint and the provider's error code, never a token or the secret.
+
+import { OpenApiMcpError } from "../catalog/errors.js";
+import { isAllowedScheme } from "../catalog/url.js";
+import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
+import { maskClipped } from "./secrets.js";
+import type { StoredTokens } from "./token-store.js";
+
+export interface GrantClient {
+  clientId: string;
+  clientSecret?: string;
+  allowInsecureHttp?: boolean;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+/** The provider would not give tokens: `refused` when it said the grant is bad (invalid_grant), so sign in again. */
+export class GrantError extends OpenApiMcpError {
+  constructor(
+    readonly refused: boolean,
+    message: string,
+  ) {
+    super({ code: "E_SIGN_IN", message });
+  }
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** Tokens for `form` (grant_type and its fields) from `url`; `now` is when the request left. */
+export async function requestTokens({
+  url,
+  form,
+  client,
+  now = Date.now(),
+}: {
+  url: string;
+  form: Record<string, string>;
+  client: GrantClient;
+  now?: number;
+}): Promise<StoredTokens> {
+  const body = await post({ url, form, client, what: "token request" });
+  const accessToken = body.access_token;
+  if (typeof accessToken !== "string" || accessToken === "")
+    throw new GrantError(false, `the token request to ${url} answered no access_token`);
+  const expiresIn = Number(body.expires_in);
+  return {
+    accessToken,
+    ...(typeof body.refresh_token === "string" ? { refreshToken: body.refresh_token } : {}),
+    ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresAt: now + expiresIn * 1000 } : {}),
+    obtainedAt: now,
+    ...(typeof body.scope === "string" ? { scope: body.scope } : {}),
+  };
+}
+
+/** Asks the provider to revoke `token` (best effort: a provider without the endpoint just keeps it until it expires). */
+export async function revokeToken({
+  url,
+  token,
+  hint,
+  client,
+}: {
+  url: string;
+  token: string;
+  hint: "access_token" | "refresh_token";
+  client: GrantClient;
+}): Promise<void> {
+  await post({ url, form: { token, token_type_hint: hint }, client, what: "revocation" });
+}
+
+async function post({
+  url,
+  form,
+  client,
+  what,
+}: {
+  url: string;
+  form: Record<string, string>;
+  client: GrantClient;
+  what: string;
+}): Promise<Record<string, unknown>> {
+  const parsed = new URL(url);
+  if (!isAllowedScheme(parsed, client.allowInsecureHttp === true))
+    throw new GrantError(false, `the ${what} to ${url} was not sent: it must be https:// (or loopback)`);
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: "application/json",
+  };
+  const fields = new URLSearchParams({ ...form, client_id: client.clientId });
+  if (client.clientSecret !== undefined) {
+    const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
+  }
+  let response: Awaited<ReturnType<typeof send>>;
+  try {
+    response = await send(
+      {
+        method: "POST",
+        origin: parsed.origin,
+        path: parsed.pathname + parsed.search,
+        headers,
+        body: Buffer.from(fields.toString()),
+      },
+      {
+        dispatcher: client.dispatcher ?? sharedDispatcher(),
+        timeoutMs: client.timeoutMs ?? 30_000,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+      },
+    );
+  } catch (error) {
+    if (error instanceof UpstreamFailure) throw new GrantError(false, `the ${what} to ${url} failed: ${error.message}`);
+    throw error;
+  }
+  let body: Record<string, unknown> = {};
+  try {
+    const value: unknown = JSON.parse(response.body.toString("utf8"));
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) body = value as Record<string, unknown>;
+  } catch {
+    // A revocation may answer an empty body.
+  }
+  if (response.status >= 200 && response.status < 300) return body;
+  const code = typeof body.error === "string" ? body.error : undefined;
+  const secrets = [...Object.values(form), client.clientSecret ?? ""].filter((s) => s.length >= 8);
+  const detail = code ? ` (${maskClipped({ text: code, secrets, maxChars: 100 })})` : "";
+  throw new GrantError(code === "invalid_grant", `the ${what} to ${url} was refused: HTTP ${response.status}${detail}`);
+}
