@@ -30,9 +30,13 @@ interface Log {
   start: number;
 }
 
+/** Every this many acquisitions, logs that can no longer hold anything back are dropped (per-caller keys come and go). */
+const SWEEP_EVERY = 1024;
+
 export class RateLimiter {
   private readonly logs = new Map<string, Log>();
   private readonly clock: () => number;
+  private sinceSweep = 0;
 
   constructor(options: RateLimiterOptions = {}) {
     this.clock = options.clock ?? (() => performance.now());
@@ -55,7 +59,22 @@ export class RateLimiter {
     }
     if (refusal) return { ok: false, ...refusal };
     for (const log of distinct.values()) record(log, now);
+    if (++this.sinceSweep >= SWEEP_EVERY) this.sweep(now);
     return { ok: true };
+  }
+
+  /** Keys with a history, for tests and memory checks. */
+  get size(): number {
+    return this.logs.size;
+  }
+
+  /**
+   * Drops the logs whose newest request is a window old: every time in them is, so they admit the next request
+   * as an empty log would, and forgetting them changes no answer.
+   */
+  sweep(now = this.clock()): void {
+    this.sinceSweep = 0;
+    for (const [key, log] of this.logs) if (now - newest(log) >= log.windowMs) this.logs.delete(key);
   }
 
   /** Forgets every key's history. */
@@ -92,6 +111,11 @@ function waitOf(log: Log, now: number): number {
   const wait = oldest + log.windowMs - now;
   // Timestamps may be fractional (performance.now): round a wait up so that waiting it is always enough.
   return wait > 0 ? Math.max(1, Math.ceil(wait)) : 0;
+}
+
+function newest(log: Log): number {
+  if (log.times.length < log.requests) return log.times.at(-1) ?? Number.NEGATIVE_INFINITY;
+  return log.times[(log.start + log.requests - 1) % log.requests]!;
 }
 
 function record(log: Log, now: number): void {

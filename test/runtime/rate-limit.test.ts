@@ -139,6 +139,27 @@ describe("RateLimiter: one key", () => {
     expect(limiter.tryAcquire({ keys, now: 2 }).ok).toBe(true);
   });
 
+  it("forgets a key once its window has passed, so per-caller keys do not pile up", () => {
+    const limiter = new RateLimiter();
+    const limit = { requests: 2, windowSeconds: 1 };
+    // 5,000 callers, each with its own budget key, once each within a second.
+    for (let i = 0; i < 5_000; i++) limiter.tryAcquire({ keys: [{ key: `caller:${i}:calls`, limit }], now: i / 10 });
+    expect(limiter.size).toBeGreaterThan(1_000);
+    // A second later every one of them is a window old: the next sweep drops them all but the one still in use.
+    for (let i = 0; i < 1_100; i++) limiter.tryAcquire({ keys: [{ key: "busy", limit }], now: 2_000 + i * 600 });
+    expect(limiter.size).toBeLessThanOrEqual(2);
+    // Forgetting changed no answer: a caller seen before starts with its whole budget, as a new one would.
+    expect(limiter.tryAcquire({ keys: [{ key: "caller:7:calls", limit }], now: 700_000 }).ok).toBe(true);
+  });
+
+  it("keeps a key whose window has not passed, through a sweep", () => {
+    const limiter = new RateLimiter();
+    const keys = [{ key: "k", limit: { requests: 1, windowSeconds: 10 } }];
+    expect(limiter.tryAcquire({ keys, now: 0 }).ok).toBe(true);
+    limiter.sweep(5_000);
+    expect(limiter.tryAcquire({ keys, now: 5_001 })).toEqual({ ok: false, retryAfterMs: 4_999, key: "k" });
+  });
+
   it.each([
     { requests: 0, windowSeconds: 1 },
     { requests: 1.5, windowSeconds: 1 },
