@@ -70,7 +70,7 @@ export interface ProfileSettings {
   rateLimits?: RateLimits & { calls?: RateLimit };
   /** Each caller's own in-flight limits at one origin (the origin's own limit stays the server's). */
   inFlight?: Pick<InFlightLimits, "maxInFlightPerPrincipal" | "maxQueued" | "queueTimeoutMs">;
-  /** The per-user credential modes (by security scheme) this profile's callers use; read by those modes. */
+  /** The per-user schemes whose value its callers bring; for the others they act with the server's. Absent: all. */
   credentials?: string[];
 }
 

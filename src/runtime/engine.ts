@@ -113,6 +113,8 @@ export interface EngineProfile {
   budgets?: ProfileBudgets;
   /** Its callers' own in-flight limits, over those `inFlightFor` gives. */
   inFlight?: CallerInFlight;
+  /** The per-user schemes its callers bring their own value for; absent: all of them. */
+  userSchemes?: string[];
 }
 
 /** What every profile's engine shares with the engine it came from: limits, token caches, approval keys. */
@@ -203,7 +205,7 @@ export class Engine implements ToolProvider {
    * server's, and its budgets count per caller. Rate limits, token caches, validation and approval states are
    * shared with this engine, so the server's tool and source limits hold across every profile.
    */
-  withProfile({ name, tools, policy = [], budgets, inFlight }: EngineProfile): Engine {
+  withProfile({ name, tools, policy = [], budgets, inFlight, userSchemes }: EngineProfile): Engine {
     const { catalog } = this.options;
     const policies = parsePolicies(
       policy,
@@ -218,6 +220,7 @@ export class Engine implements ToolProvider {
         requestStates: this.requestStates(),
         profile: { name, ...(budgets ? { budgets } : {}) },
         ...(inFlight ? { inFlightFor: this.profileInFlight(inFlight) } : {}),
+        ...(userSchemes ? { userCredentials: this.onlyUserSchemes(userSchemes) } : {}),
       },
       { validator: this.validator, limiter: this.limiter, gate: this.gate, tokens: this.tokens },
     );
@@ -227,6 +230,16 @@ export class Engine implements ToolProvider {
   private profileInFlight(own: CallerInFlight): (caller: Caller | undefined) => CallerInFlight {
     const base = this.options.inFlightFor;
     return (caller) => ({ ...base?.(caller), ...own });
+  }
+
+  /** The schemes whose value each caller brings (user-credentials.ts). */
+  userSchemeIds(): string[] {
+    return Object.keys(this.options.userCredentials ?? {});
+  }
+
+  private onlyUserSchemes(ids: string[]): UserCredentialMap {
+    const all = this.options.userCredentials ?? {};
+    return Object.fromEntries(Object.entries(all).filter(([id]) => ids.includes(id)));
   }
 
   private userSchemes(): { userCredentials?: UserCredentialMap } {

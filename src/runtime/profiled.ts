@@ -63,6 +63,7 @@ function profileEngine({ engine, table, name }: { engine: Engine; table: Profile
       policy: Object.entries(profile.policy ?? {}).map(([target, decision]) => `${target}=${decision}`),
       ...(profile.rateLimits ? { budgets: profile.rateLimits } : {}),
       ...(profile.inFlight ? { inFlight: profile.inFlight } : {}),
+      ...(profile.credentials ? { userSchemes: userSchemesOf({ engine, listed: profile.credentials, place }) } : {}),
     });
   } catch (error) {
     if (error instanceof PolicyError)
@@ -115,4 +116,20 @@ export class ProfiledProvider implements ToolProvider {
     if (!provider.resumeCall) throw new Error("this provider cannot resume calls");
     return provider.resumeCall(call);
   }
+}
+
+/**
+ * The per-user schemes a profile's `credentials` lists: its callers bring their own value for these; for the
+ * server's other per-user schemes they act with the server's own (environment or settings) value.
+ */
+function userSchemesOf({ engine, listed, place }: { engine: Engine; listed: string[]; place: string }): string[] {
+  const perUser = engine.userSchemeIds();
+  listed.forEach((id, index) => {
+    if (!perUser.includes(id))
+      throw new UserError({
+        code: "E_SETTINGS",
+        message: `${place}/credentials/${index}: '${id}' is not a per-user scheme (credentials.<scheme>.perUser): ${perUser.length > 0 ? `those are ${perUser.join(", ")}` : "there are none"}`,
+      });
+  });
+  return listed;
 }

@@ -11,6 +11,7 @@ import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { missingCredentials } from "../../src/runtime/credentials.js";
 import { Engine } from "../../src/runtime/engine.js";
+import { profiledProvider } from "../../src/runtime/profiled.js";
 import type { Caller } from "../../src/runtime/types.js";
 import type { UserCredentials } from "../../src/runtime/user-credentials.js";
 import { fixture } from "../support/fixtures.js";
@@ -87,6 +88,27 @@ describe("per-user credentials", () => {
       text: "getPet cannot be called: send your own key in the X-Test-Key header. Nothing was sent.",
     });
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("applies only the per-user schemes a profile lists; for the others its callers act with the server's value", async () => {
+    const served = engine();
+    const all = () => true;
+    const service = served.withProfile({ name: "service", tools: all, userSchemes: [] });
+    const people = served.withProfile({ name: "people", tools: all, userSchemes: ["api_key"] });
+    await service.callTool("getPet", { petId: 7 }, { caller: caller("ci", "ci-key-ignored") });
+    await people.callTool("getPet", { petId: 7 }, { caller: caller("alice", "alice-key-1") });
+    expect(upstream.requests.map((r) => r.headers["x-api-key"])).toEqual(["server-wide-key", "alice-key-1"]);
+  });
+
+  it("refuses a profile listing a scheme that is not per user, naming the place", () => {
+    const settings = {
+      file: "s.yaml",
+      profiles: { people: { match: { sub: "alice" }, credentials: ["nope"] } },
+      defaultProfile: "people",
+    };
+    expect(() => profiledProvider({ engine: engine(), settings, build: (e) => e })).toThrow(
+      "s.yaml#/profiles/people/credentials/0: 'nope' is not a per-user scheme (credentials.<scheme>.perUser): those are api_key",
+    );
   });
 
   it("does not count a per-user scheme as missing at start", () => {
