@@ -1,7 +1,6 @@
 // Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
-import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
 import type { Engine } from "./runtime/engine.js";
 import { profiledProvider } from "./runtime/profiled.js";
@@ -65,11 +64,6 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();
-  if (table && table.defaultProfile === undefined && (stdio || !options.auth))
-    throw new UserError({
-      code: "E_SETTINGS",
-      message: `${table.file}: profiles without defaultProfile match verified callers only, and ${stdio ? "stdio" : "HTTP without --auth"} has none, so every request would be refused: set defaultProfile, or serve over HTTP with endpoint auth`,
-    });
   const warnings = catalog.diagnostics.length;
   if (warnings > 0)
     log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
@@ -85,7 +79,8 @@ export async function serve(sources: string | string[], options: ServeOptions = 
       mode === "dynamic"
         ? new DynamicProvider({ engine: scoped, catalog })
         : servedListing({ engine: scoped, catalog, ...cached, outputSchemas }).provider;
-    provider = profiledProvider({ engine, settings, build })!;
+    const unverified = stdio ? "stdio" : options.auth ? undefined : "HTTP without --auth";
+    provider = profiledProvider({ engine, settings, build, ...(unverified ? { unverified } : {}) })!;
     after.add(() => load.keep());
   } else if (mode === "dynamic") {
     provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });

@@ -29,13 +29,22 @@ export function profiledProvider({
   engine,
   settings,
   build,
+  unverified,
 }: {
   engine: Engine;
   settings: Settings | undefined;
   build: (engine: Engine) => ToolProvider;
+  /** How the server is reached when no caller is verified (`stdio`, `HTTP without --auth`); absent: callers are. */
+  unverified?: string;
 }): ProfiledProvider | undefined {
   const table = profileTable(settings);
   if (!table) return undefined;
+  // Without a verified caller nothing matches a profile: without a default, every request would be refused.
+  if (table.defaultProfile === undefined && unverified !== undefined)
+    throw new UserError({
+      code: "E_SETTINGS",
+      message: `${table.file}: profiles without defaultProfile match verified callers only, and ${unverified} has none, so every request would be refused: set defaultProfile, or serve over HTTP with endpoint auth`,
+    });
   const engines = new Map(Object.keys(table.profiles).map((name) => [name, profileEngine({ engine, table, name })]));
   return new ProfiledProvider({ table, provider: (name) => build(engines.get(name)!) });
 }

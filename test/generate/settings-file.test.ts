@@ -148,6 +148,17 @@ describe("a generated server with --config", () => {
     expect(stderr).toContain("--server-var");
   });
 
+  it("refuses profiles without a defaultProfile over stdio, as serve does: no caller could ever match", async () => {
+    const config = settingsFile(
+      "profiles.yaml",
+      ["profiles:", "  triage: { match: { sub: bot }, include: ['method:GET'] }", ""].join("\n"),
+    );
+    const { code, stderr } = await run(["--config", config]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("profiles without defaultProfile match verified callers only, and stdio has none");
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
   it("keeps today's refusal with --require-credentials (or the file's requireCredentials)", async () => {
     const config = settingsFile("strict.yaml", [`baseUrl: ${api.url}/v1`, "requireCredentials: true", ""].join("\n"));
     for (const args of [

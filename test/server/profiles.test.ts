@@ -261,6 +261,15 @@ describe("a caller no profile matches", () => {
     expect(api.requests).toEqual([]);
   });
 
+  it.each([
+    ["stdio", { transport: "stdio" as const, auth: undefined }],
+    ["HTTP without --auth", { auth: undefined }],
+  ])("refuses to start over %s without a default profile: nobody could match one", async (how, options) => {
+    await expect(start({ options })).rejects.toThrow(
+      `profiles without defaultProfile match verified callers only, and ${how} has none`,
+    );
+  });
+
   it("gets the default profile when there is one", async () => {
     const running = await start({ settings: { defaultProfile: "browse" } });
     expect(await names(await legacy(running.url!, TOKENS.dave))).toEqual(["listPets"]);
