@@ -64,6 +64,11 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();
+  const perUser = engine.userSchemeIds();
+  if (perUser.length > 0 && (stdio || !options.auth))
+    log(
+      `openapi-mcp: warning: ${perUser.join(", ")} take${perUser.length === 1 ? "s" : ""} each caller's own credential (credentials.<scheme>.perUser), and ${stdio ? "stdio" : "HTTP without --auth"} has no verified caller: calls needing ${perUser.length === 1 ? "it" : "them"} will say so and send nothing (serve over HTTP with --auth)`,
+    );
   const warnings = catalog.diagnostics.length;
   if (warnings > 0)
     log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);

@@ -32,6 +32,22 @@ describe("inspect --config", () => {
     }
   });
 
+  it("warns at start over stdio that a per-user scheme has no verified caller to take it from", async () => {
+    const temp = tempDir();
+    try {
+      const config = writeFile(temp.dir, "settings.json", {
+        credentials: { api_key: { perUser: { forwarded: { header: "X-Upstream-Key" } } } },
+      });
+      const { code, stderr } = await runCli(["serve", PETSTORE, "--config", config]);
+      expect(code).toBe(0);
+      expect(stderr).toContain(
+        "warning: api_key takes each caller's own credential (credentials.<scheme>.perUser), and stdio has no verified caller",
+      );
+    } finally {
+      temp.remove();
+    }
+  });
+
   it("refuses a forwarded Authorization header, naming the setting", async () => {
     const temp = tempDir();
     try {
