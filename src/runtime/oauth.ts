@@ -5,11 +5,18 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
+import { type Dispatcher, UpstreamFailure } from "./http.js";
 import { maskClipped, maskText } from "./secrets.js";
+import {
+  type ClientAuthMethod,
+  clientSecrets,
+  DEFAULT_TOKEN_TIMEOUT_MS,
+  postTokenForm,
+  type TokenAnswer,
+} from "./token-request.js";
 
-/** How the client authenticates to the token endpoint (RFC 6749 §2.3.1). */
-export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
+export type { ClientAuthMethod } from "./token-request.js";
+export { DEFAULT_TOKEN_TIMEOUT_MS, formEncode, parseBody } from "./token-request.js";
 
 export interface ClientCredentials {
   tokenUrl: string;
@@ -66,11 +73,9 @@ export class TokenError extends OpenApiMcpError {
   }
 }
 
-export const DEFAULT_TOKEN_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOKEN_LIFETIME_MS = 5 * 60_000;
 /** Tokens are refreshed this long before they expire, or 10% of their lifetime early when that is less. */
 export const REFRESH_MARGIN_MS = 60_000;
-const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 const MAX_DETAIL_CHARS = 200;
 
 interface CacheEntry {
@@ -139,8 +144,7 @@ export class TokenProvider implements TokenSource {
     const { tokenUrl, clientId, clientSecret, scopes } = credentials;
     const method = credentials.method ?? this.options.method ?? "client_secret_basic";
     const where = `OAuth 2.0 token request to ${tokenUrl}`;
-    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
-    const secrets = [clientSecret, pair, formEncode(clientSecret)];
+    const secrets = clientSecrets({ clientId, clientSecret });
     // Every message passes here: what the token endpoint says is masked before it is cut (./secrets.ts).
     const fail = (kind: TokenError["kind"], message: string, status?: number): TokenError =>
       new TokenError(kind, maskText(message, secrets), status);
@@ -162,32 +166,16 @@ export class TokenProvider implements TokenSource {
     }
     const form = new URLSearchParams({ grant_type: "client_credentials" });
     if (scopes.length > 0) form.set("scope", scopes.join(" "));
-    const headers: Record<string, string> = {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    };
-    if (method === "client_secret_basic") headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
-    else {
-      form.set("client_id", clientId);
-      form.set("client_secret", clientSecret);
-    }
     const started = this.now();
-    let response: Awaited<ReturnType<typeof send>>;
+    let response: TokenAnswer;
     try {
-      response = await send(
-        {
-          method: "POST",
-          origin: url.origin,
-          path: url.pathname + url.search,
-          headers,
-          body: Buffer.from(form.toString()),
-        },
-        {
-          dispatcher: this.options.dispatcher ?? sharedDispatcher(),
-          timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
-          maxResponseBytes: MAX_TOKEN_RESPONSE_BYTES,
-        },
-      );
+      response = await postTokenForm({
+        url,
+        form,
+        client: { clientId, clientSecret, authMethod: method },
+        ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+      });
     } catch (error) {
       if (error instanceof UpstreamFailure) {
         const kind =
@@ -202,7 +190,7 @@ export class TokenProvider implements TokenSource {
       }
       throw error;
     }
-    const body = parseBody(response.body, response.headers["content-type"]);
+    const { body } = response;
     if (response.status < 200 || response.status > 299) {
       const code = typeof body?.error === "string" ? body.error : undefined;
       const description = typeof body?.error_description === "string" ? body.error_description : undefined;
@@ -266,26 +254,6 @@ function fingerprint(text: string): string {
     b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
   }
   return `${a.toString(16)}${b.toString(16)}`;
-}
-
-/** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks for the id and secret in HTTP basic. */
-export function formEncode(text: string): string {
-  return new URLSearchParams([["", text]]).toString().slice(1);
-}
-
-export function parseBody(body: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
-  const text = body.toString("utf8");
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    // Some older servers answer form-encoded.
-    if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded"))
-      return Object.fromEntries(new URLSearchParams(text));
-    return undefined;
-  }
 }
 
 export function seconds(value: unknown): number | undefined {

@@ -4,16 +4,10 @@
 // exchange ends the call with what the provider said, and nothing is sent. Secrets never appear in a message.
 
 import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
-import {
-  DEFAULT_TOKEN_LIFETIME_MS,
-  DEFAULT_TOKEN_TIMEOUT_MS,
-  formEncode,
-  parseBody,
-  REFRESH_MARGIN_MS,
-  seconds,
-} from "./oauth.js";
+import { type Dispatcher, UpstreamFailure } from "./http.js";
+import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
 import { maskClipped } from "./secrets.js";
+import { clientSecrets, DEFAULT_TOKEN_TIMEOUT_MS, postTokenForm, type TokenAnswer } from "./token-request.js";
 import type { Caller } from "./types.js";
 import type { UserCredentials, UserValue } from "./user-credentials.js";
 
@@ -49,7 +43,6 @@ interface Issued {
   refreshAt: number;
 }
 
-const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_DETAIL_CHARS = 200;
 const DEFAULT_MAX_ENTRIES = 10_000;
 
@@ -117,8 +110,8 @@ export class TokenExchange implements UserCredentials {
   private async exchange(subjectToken: string, scopes: string[]): Promise<Issued> {
     const { tokenUrl, clientId, clientSecret } = this.config;
     const where = `the token exchange at ${tokenUrl}`;
-    const pair = `${formEncode(clientId)}:${formEncode(clientSecret)}`;
-    const secrets = [subjectToken, clientSecret, pair, formEncode(clientSecret), Buffer.from(pair).toString("base64")];
+    const client = { clientId, clientSecret, authMethod: this.config.authMethod };
+    const secrets = [subjectToken, ...clientSecrets(client)];
     const quote = (text: string): string =>
       maskClipped({ text, secrets, maxChars: MAX_DETAIL_CHARS }).replace(/[\r\n\t]+/g, " ");
     const url = new URL(tokenUrl);
@@ -126,40 +119,21 @@ export class TokenExchange implements UserCredentials {
       throw new ExchangeFailed(
         `${where} is plain http to a host that is not loopback; use https:// (or --allow-insecure-http).`,
       );
-    const form = this.form(subjectToken, scopes);
-    const headers: Record<string, string> = {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    };
-    if (this.config.authMethod === "client_secret_basic")
-      headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
-    else {
-      form.set("client_id", clientId);
-      form.set("client_secret", clientSecret);
-    }
     const started = this.now();
-    let response: Awaited<ReturnType<typeof send>>;
+    let response: TokenAnswer;
     try {
-      response = await send(
-        {
-          method: "POST",
-          origin: url.origin,
-          path: url.pathname + url.search,
-          headers,
-          body: Buffer.from(form.toString()),
-        },
-        {
-          dispatcher: this.options.dispatcher ?? sharedDispatcher(),
-          timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
-          maxResponseBytes: MAX_RESPONSE_BYTES,
-          retryDelaysMs: [],
-        },
-      );
+      response = await postTokenForm({
+        url,
+        form: this.form(subjectToken, scopes),
+        client,
+        ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+      });
     } catch (error) {
       if (error instanceof UpstreamFailure) throw new ExchangeFailed(`${where} failed: ${quote(error.message)}.`);
       throw error;
     }
-    const body = parseBody(response.body, response.headers["content-type"]);
+    const { body } = response;
     if (response.status < 200 || response.status > 299) {
       const detail = [body?.error, body?.error_description].filter((part) => typeof part === "string").join(": ");
       const hint =

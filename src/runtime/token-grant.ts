@@ -1,11 +1,12 @@
 // A user's token request at the provider's token endpoint (RFC 6749 §4.1.3 authorization code with the PKCE
-// verifier, §6 refresh), and a revocation (RFC 7009). The client secret, when there is one, goes in HTTP basic; the
-// messages name the endpoint and the provider's error code, never a token or the secret.
+// verifier, §6 refresh), and a revocation (RFC 7009), sent by token-request.ts. The client secret, when there is one,
+// goes in HTTP basic; the messages name the endpoint and the provider's error code, never a token or the secret.
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, send, sharedDispatcher, UpstreamFailure } from "./http.js";
+import { type Dispatcher, UpstreamFailure } from "./http.js";
 import { maskClipped } from "./secrets.js";
+import { postTokenForm, type TokenAnswer } from "./token-request.js";
 import type { StoredTokens } from "./token-store.js";
 
 export interface GrantClient {
@@ -25,8 +26,6 @@ export class GrantError extends OpenApiMcpError {
     super({ code: "E_SIGN_IN", message });
   }
 }
-
-const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Tokens for `form` (grant_type and its fields) from `url`; `now` is when the request left. */
 export async function requestTokens({
@@ -83,42 +82,22 @@ async function post({
   const parsed = new URL(url);
   if (!isAllowedScheme(parsed, client.allowInsecureHttp === true))
     throw new GrantError(false, `the ${what} to ${url} was not sent: it must be https:// (or loopback)`);
-  const headers: Record<string, string> = {
-    "content-type": "application/x-www-form-urlencoded",
-    accept: "application/json",
-  };
-  const fields = new URLSearchParams({ ...form, client_id: client.clientId });
-  if (client.clientSecret !== undefined) {
-    const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
-    headers.authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
-  }
-  let response: Awaited<ReturnType<typeof send>>;
+  const { clientId, clientSecret } = client;
+  let response: TokenAnswer;
   try {
-    response = await send(
-      {
-        method: "POST",
-        origin: parsed.origin,
-        path: parsed.pathname + parsed.search,
-        headers,
-        body: Buffer.from(fields.toString()),
-      },
-      {
-        dispatcher: client.dispatcher ?? sharedDispatcher(),
-        timeoutMs: client.timeoutMs ?? 30_000,
-        maxResponseBytes: MAX_RESPONSE_BYTES,
-      },
-    );
+    response = await postTokenForm({
+      url: parsed,
+      form: new URLSearchParams(form),
+      client: { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) },
+      ...(client.dispatcher ? { dispatcher: client.dispatcher } : {}),
+      ...(client.timeoutMs !== undefined ? { timeoutMs: client.timeoutMs } : {}),
+    });
   } catch (error) {
     if (error instanceof UpstreamFailure) throw new GrantError(false, `the ${what} to ${url} failed: ${error.message}`);
     throw error;
   }
-  let body: Record<string, unknown> = {};
-  try {
-    const value: unknown = JSON.parse(response.body.toString("utf8"));
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) body = value as Record<string, unknown>;
-  } catch {
-    // A revocation may answer an empty body.
-  }
+  // A revocation may answer an empty body.
+  const body = response.body ?? {};
   if (response.status >= 200 && response.status < 300) return body;
   const code = typeof body.error === "string" ? body.error : undefined;
   const secrets = [...Object.values(form), client.clientSecret ?? ""].filter((s) => s.length >= 8);
