@@ -68,6 +68,23 @@ export function parseFilters({
   };
 }
 
+/** A built tool as filters see it (the builder filters operations before they are tools). */
+export function toolPasses(
+  tool: {
+    name: string;
+    origin: { tags: string[]; operationId?: string };
+    operation: { path: string; method: string };
+  },
+  filters: FilterSet,
+): boolean {
+  const { tags, operationId } = tool.origin;
+  const { path, method } = tool.operation;
+  return passes(
+    { tags, name: tool.name, path, method, ...(operationId !== undefined ? { operationId } : {}) },
+    filters,
+  );
+}
+
 /** Kept when no include is given or one matches, and no exclude matches. Records which filters matched. */
 export function passes(item: Filterable, filters: FilterSet, matched?: Set<Filter>): boolean {
   let included = filters.include.length === 0;

@@ -4,7 +4,7 @@
 // provider answers a request; a tool outside a caller's profile does not exist for that caller.
 
 import { UserError } from "../catalog/errors.js";
-import { parseFilters, passes } from "../catalog/filter.js";
+import { parseFilters, toolPasses } from "../catalog/filter.js";
 import type { Settings } from "../catalog/settings.js";
 import type { Tool } from "../catalog/types.js";
 import type { Engine } from "./engine.js";
@@ -54,17 +54,7 @@ function profileEngine({ engine, table, name }: { engine: Engine; table: Profile
   const profile = table.profiles[name]!;
   const place = `${table.file}#/profiles/${name}`;
   const filters = parseFilters({ include: profile.include ?? [], exclude: profile.exclude ?? [], place });
-  const tools = (tool: Tool): boolean =>
-    passes(
-      {
-        tags: tool.origin.tags,
-        name: tool.name,
-        path: tool.operation.path,
-        method: tool.operation.method,
-        ...(tool.origin.operationId !== undefined ? { operationId: tool.origin.operationId } : {}),
-      },
-      filters,
-    );
+  const tools = (tool: Tool): boolean => toolPasses(tool, filters);
   try {
     return engine.withProfile({
       name,

@@ -2,7 +2,7 @@
 // apply here, with the same filter language as `serve`.
 
 import { UserError } from "../catalog/errors.js";
-import { parseFilters, passes } from "../catalog/filter.js";
+import { parseFilters, toolPasses } from "../catalog/filter.js";
 import type { Catalog } from "../catalog/types.js";
 
 export function narrowCatalog({
@@ -17,18 +17,7 @@ export function narrowCatalog({
   baseUrl?: string;
 }): Catalog {
   const filters = parseFilters({ include, exclude, place: "command line" });
-  const tools = catalog.tools.filter((tool) =>
-    passes(
-      {
-        tags: tool.origin.tags,
-        name: tool.name,
-        path: tool.operation.path,
-        method: tool.operation.method,
-        ...(tool.origin.operationId !== undefined ? { operationId: tool.origin.operationId } : {}),
-      },
-      filters,
-    ),
-  );
+  const tools = catalog.tools.filter((tool) => toolPasses(tool, filters));
   if (baseUrl === undefined) return { ...catalog, tools };
   if (catalog.sources.length > 1) {
     throw new UserError({
