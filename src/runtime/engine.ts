@@ -4,12 +4,13 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, InFlightLimits, RateLimit, RateLimits, Tool } from "../catalog/types.js";
+import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
+import { type ProfileBudgets, profileBudgetKeys } from "./profile-budgets.js";
 import { type Admission, InFlightGate } from "./in-flight.js";
 import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
 import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
@@ -102,9 +103,6 @@ export interface EngineOptions
   inFlightFor?: (caller: Caller | undefined) => CallerInFlight | undefined;
 }
 
-/** A profile's own rate limits, counted per caller inside the server's tool and source limits. */
-export type ProfileBudgets = RateLimits & { calls?: RateLimit };
-
 /** What withProfile narrows: the tools a profile has, and its policy entries (after the server's). */
 export interface EngineProfile {
   name: string;
@@ -164,6 +162,14 @@ type Prepared = {
 export type PrepareContext = CallContext & { dryRun?: boolean };
 type Stopped = { error: ToolResult; outcome: AuditOutcome };
 type Checked = { tool: Tool; given: unknown };
+/** A call past its checks (and approval), on its way to the upstream. */
+interface Sending {
+  prepared: Prepared;
+  name: string;
+  args: unknown;
+  context: CallContext;
+  record: Recorder;
+}
 type Recorder = (
   outcome: AuditOutcome,
   extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string },
@@ -515,19 +521,7 @@ export class Engine implements ToolProvider {
    * Past approval: a slot among the calls in flight to the origin, the rate limit, the hook, the request (again
    * once on a 401 with OAuth), audit and masking.
    */
-  private async admitAndSend({
-    prepared: first,
-    name,
-    args,
-    context,
-    record,
-  }: {
-    prepared: Prepared;
-    name: string;
-    args: unknown;
-    context: CallContext;
-    record: Recorder;
-  }): Promise<ToolResult> {
+  private async admitAndSend({ prepared: first, name, args, context, record }: Sending): Promise<ToolResult> {
     // A slot first, after approval (a call waiting for a person holds none), then the rate limit: counted when the
     // request really goes, else calls that waited in the queue would arrive together past it.
     const caps = inFlightCaps({ engine: this.options, tool: first.tool, caller: context.caller });
@@ -550,19 +544,7 @@ export class Engine implements ToolProvider {
     }
   }
 
-  private async rateLimitAndSend({
-    prepared: first,
-    name,
-    args,
-    context,
-    record,
-  }: {
-    prepared: Prepared;
-    name: string;
-    args: unknown;
-    context: CallContext;
-    record: Recorder;
-  }): Promise<ToolResult> {
+  private async rateLimitAndSend({ prepared: first, name, args, context, record }: Sending): Promise<ToolResult> {
     let prepared = first;
     const budgets = this.budgetKeys(prepared.tool, context);
     const admission = this.limiter.tryAcquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
@@ -706,34 +688,6 @@ export class Engine implements ToolProvider {
   }
 }
 
-/** A tool's place in a profile's budgets: its keys hold the caller's principal, so no two callers share one. */
-function profileBudgetKeys({ tool, budgets, principal }: { tool: Tool; budgets: ProfileBudgets; principal: string }): {
-  keys: RateLimitKey[];
-  shown: Map<string, string>;
-} {
-  const keys: RateLimitKey[] = [];
-  const shown = new Map<string, string>();
-  const add = (key: string, limit: RateLimit | undefined, words: string): void => {
-    if (!limit) return;
-    const scoped = `caller:${principal}:${key}`;
-    keys.push({ key: scoped, limit });
-    shown.set(scoped, `this caller's budget ${words} (${limit.requests} per ${limit.windowSeconds} s)`);
-  };
-  add("calls", budgets.calls, "for all calls");
-  add(
-    toolKey(tool.name),
-    Object.hasOwn(budgets.tools ?? {}, tool.name) ? budgets.tools?.[tool.name] : undefined,
-    `for ${tool.name}`,
-  );
-  const source = tool.source || "default";
-  add(
-    sourceKey(tool.source),
-    Object.hasOwn(budgets.sources ?? {}, source) ? budgets.sources?.[source] : undefined,
-    "for this API",
-  );
-  return { keys, shown };
-}
-
 /** The principal of calls without a verified caller (stdio, an open endpoint): one, whoever they are. */
 const ANONYMOUS = "\u0000anonymous";
 
@@ -791,3 +745,4 @@ function expandStaticHeaders(
   }
   return { headers: expanded, values };
 }
+export type { ProfileBudgets } from "./profile-budgets.js";
