@@ -53,8 +53,9 @@ export async function startPeer({
   });
   const waiting = new Map<number, (line: string) => void>();
   createInterface({ input: child.stdout }).on("line", (line) => {
-    const id = (JSON.parse(line) as { id?: unknown }).id;
-    if (typeof id === "number") waiting.get(id)?.(line);
+    const message = JSON.parse(line) as { id?: unknown; method?: unknown };
+    // A request from the server (elicitation, say) carries an id too, but a method: only responses settle a wait.
+    if (typeof message.id === "number" && message.method === undefined) waiting.get(message.id)?.(line);
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let nextId = 1;
