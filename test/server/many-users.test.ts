@@ -214,8 +214,6 @@ describe("two principals, two profiles, one server", () => {
     const results: Result[] = [];
     results.push(await alice.call("listNotes"), await bob.call("listDrafts"));
     results.push(await alice.call("listJobs"), await bob.call("listReports"));
-    expect(alice.asked).toHaveLength(1);
-    expect(bob.asked).toHaveLength(1);
     // Then both at once, interleaved.
     const racing = Array.from({ length: 12 }, (_, i) =>
       i % 2 === 0
@@ -239,8 +237,6 @@ describe("two principals, two profiles, one server", () => {
       ],
       bob: [bobMcp, ...signedIn("bob"), ...exchange.exchanges.filter((e) => e.subject === "bob").map((e) => e.issued)],
     };
-    expect(canaries.alice).toHaveLength(3);
-    expect(canaries.bob).toHaveLength(3);
     const upstreamToken = { alice: canaries.alice.slice(1), bob: canaries.bob.slice(1) };
     for (const request of api.requests) {
       const owner = OWNER[request.url]!;
@@ -250,6 +246,11 @@ describe("two principals, two profiles, one server", () => {
       for (const canary of canaries[other]) expect(wire(request)).not.toContain(canary);
       for (const mcp of [aliceMcp, bobMcp]) expect(wire(request)).not.toContain(mcp);
     }
+    // One token of each kind per principal: signed in once, exchanged once, each for its own.
+    expect(alice.asked).toHaveLength(1);
+    expect(bob.asked).toHaveLength(1);
+    expect(canaries.alice).toHaveLength(3);
+    expect(canaries.bob).toHaveLength(3);
     const audit = readFileSync(auditLog, "utf8");
     const shown = JSON.stringify([results, logs, audit]);
     for (const canary of [...canaries.alice, ...canaries.bob, CLIENT_SECRET, EXCHANGE_CLIENT.secret])
