@@ -30,6 +30,8 @@ export interface PerUserCredentials {
 export interface SignInSettings {
   clientId: string;
   clientSecret?: string;
+  /** How the secret reaches the token URL (default client_secret_basic; GitHub wants client_secret_post). */
+  authMethod?: "client_secret_basic" | "client_secret_post";
   scopes?: string[];
   /** Default: the scheme's authorizationCode flow in the document. */
   authorizationUrl?: string;

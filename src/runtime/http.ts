@@ -58,6 +58,8 @@ const RETRIED_STATUSES = new Set([502, 503, 504]);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const DEFAULT_RETRY_DELAYS = [200, 600];
+/** Sent unless the request names its own: some APIs refuse a request without one (GitHub answers 403). */
+export const USER_AGENT = "openapi-mcp";
 const MAX_HONOURED_RETRY_AFTER_MS = 2_000;
 
 let sharedAgent: Promise<Agent> | undefined;
@@ -177,7 +179,7 @@ async function once(
     origin: request.origin,
     path: request.path,
     method: request.method as Dispatcher.HttpMethod,
-    headers: request.headers,
+    headers: withUserAgent(request.headers),
     body:
       request.body === undefined
         ? null
@@ -263,4 +265,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+function withUserAgent(headers: Record<string, string>): Record<string, string> {
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === "user-agent");
+  return named ? headers : { ...headers, "user-agent": USER_AGENT };
 }

@@ -63,6 +63,7 @@ export function signInFromSettings({
       name: credential.name,
       clientId: expand(given.clientId, "clientId"),
       ...(clientSecret !== undefined ? { clientSecret } : {}),
+      ...(given.authMethod !== undefined ? { authMethod: given.authMethod } : {}),
       ...(given.scopes ? { scopes: given.scopes } : {}),
       authorizationUrl,
       tokenUrl,

@@ -1,6 +1,8 @@
 // A user's token request at the provider's token endpoint (RFC 6749 §4.1.3 authorization code with the PKCE
 // verifier, §6 refresh), and a revocation (RFC 7009), sent by token-request.ts. The client secret, when there is one,
-// goes in HTTP basic; the messages name the endpoint and the provider's error code, never a token or the secret.
+// goes in HTTP basic, or in the form for a provider that wants it there (GitHub); an answer holding `error` is a
+// refusal whatever its status (GitHub answers 200). The messages name the endpoint and the provider's error code,
+// never a token or the secret.
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { isAllowedScheme } from "../catalog/url.js";
@@ -12,6 +14,8 @@ import type { StoredTokens } from "./token-store.js";
 export interface GrantClient {
   clientId: string;
   clientSecret?: string;
+  /** How the secret is sent (RFC 6749 §2.3.1): HTTP basic (default), or in the form. */
+  authMethod?: "client_secret_basic" | "client_secret_post";
   allowInsecureHttp?: boolean;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
@@ -26,6 +30,9 @@ export class GrantError extends OpenApiMcpError {
     super({ code: "E_SIGN_IN", message });
   }
 }
+
+/** The grant itself is bad (sign in again): RFC 6749's code, and GitHub's for a bad code or refresh token. */
+const REFUSED_GRANT = new Set(["invalid_grant", "bad_verification_code", "bad_refresh_token"]);
 
 /** Tokens for `form` (grant_type and its fields) from `url`; `now` is when the request left. */
 export async function requestTokens({
@@ -82,13 +89,17 @@ async function post({
   const parsed = new URL(url);
   if (!isAllowedScheme(parsed, client.allowInsecureHttp === true))
     throw new GrantError(false, `the ${what} to ${url} was not sent: it must be https:// (or loopback)`);
-  const { clientId, clientSecret } = client;
+  const { clientId, clientSecret, authMethod } = client;
   let response: TokenAnswer;
   try {
     response = await postTokenForm({
       url: parsed,
       form: new URLSearchParams(form),
-      client: { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) },
+      client: {
+        clientId,
+        ...(clientSecret !== undefined ? { clientSecret } : {}),
+        ...(authMethod !== undefined ? { authMethod } : {}),
+      },
       ...(client.dispatcher ? { dispatcher: client.dispatcher } : {}),
       ...(client.timeoutMs !== undefined ? { timeoutMs: client.timeoutMs } : {}),
     });
@@ -98,9 +109,13 @@ async function post({
   }
   // A revocation may answer an empty body.
   const body = response.body ?? {};
-  if (response.status >= 200 && response.status < 300) return body;
   const code = typeof body.error === "string" ? body.error : undefined;
+  if (response.status >= 200 && response.status < 300 && code === undefined) return body;
   const secrets = [...Object.values(form), client.clientSecret ?? ""].filter((s) => s.length >= 8);
-  const detail = code ? ` (${maskClipped({ text: code, secrets, maxChars: 100 })})` : "";
-  throw new GrantError(code === "invalid_grant", `the ${what} to ${url} was refused: HTTP ${response.status}${detail}`);
+  const said = typeof body.error_description === "string" ? `${code}: ${body.error_description}` : code;
+  const detail = said ? ` (${maskClipped({ text: said, secrets, maxChars: 200 })})` : "";
+  throw new GrantError(
+    code !== undefined && REFUSED_GRANT.has(code),
+    `the ${what} to ${url} was refused: HTTP ${response.status}${detail}`,
+  );
 }

@@ -12,6 +12,7 @@ import {
   secretForms,
   textOf,
 } from "../support/e2e.js";
+import { send, sharedDispatcher } from "../../src/runtime/http.js";
 import { bytes, json, type RecordedRequest, status, text, Upstream } from "../support/upstream.js";
 
 let upstream: Upstream;
@@ -178,6 +179,17 @@ describe("header and cookie parameters", () => {
     expect(request.headers["x-arr"]).toBe("a,b");
     expect(request.headers["x-obj"]).toBe("R,1,G,2");
     expect(request.headers["x-objx"]).toBe("R=1,G=2");
+  });
+
+  it("names the client in User-Agent (GitHub's API refuses a request without one), unless the request has its own", async () => {
+    const request = await wire("headerParams", {}, "/v1/headers");
+    expect(request.headers["user-agent"]).toBe("openapi-mcp");
+    upstream.on("GET", "/own", status(204));
+    const own = { origin: upstream.url, path: "/own", method: "GET", headers: { "User-Agent": "my-agent/2" } };
+    await send(own, { dispatcher: sharedDispatcher(), timeoutMs: 5_000, maxResponseBytes: 1_000 });
+    const sent = upstream.requests.at(-1)!;
+    expect(sent.rawHeaders.filter((h) => h.toLowerCase() === "user-agent")).toHaveLength(1);
+    expect(sent.headers["user-agent"]).toBe("my-agent/2");
   });
 
   it("cookies in form style, in one Cookie header", async () => {
