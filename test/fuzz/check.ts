@@ -47,6 +47,8 @@ const EXPECTED_HEADERS = new Set([
   "transfer-encoding",
   "accept",
   "cookie",
+  // The engine's own (http.ts), unless the API declares the header itself.
+  "user-agent",
 ]);
 
 /** The problems with one request as the upstream received it, given the tool it was made for. */
