@@ -148,6 +148,7 @@ function engineSettings(values: OptionValues): EngineSetupOptions {
     outputValidation: values.outputValidation,
     auditLog: values.auditLog,
     requireCredentials: values.requireCredentials,
+    allowReadableSecretFiles: values.allowReadableSecretFiles,
     policies: values.policies,
     stateSecrets: values.stateSecrets,
   });

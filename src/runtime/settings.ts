@@ -34,6 +34,7 @@ export function withSettings({
     rateLimits: given.rateLimits ?? settings?.rateLimits,
     inFlight: given.inFlight ?? settings?.inFlight,
     stateSecrets: given.stateSecrets,
+    secrets: settings?.secrets,
   };
   // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as RuntimeSettings;
