@@ -102,7 +102,7 @@ function withSourceOptions(command: Command): Command {
     .addOption(table("allow-insecure-http"))
     .option(
       "--auth <[source-id=]kind:…>",
-      "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name; repeatable)",
+      "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name, or file:PATH, cmd:NAME; repeatable)",
       collect,
       [],
     )
