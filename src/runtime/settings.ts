@@ -93,7 +93,13 @@ export function credentialEnvironment({
           message: `${place}/${field}: scheme '${id}' (${credential.type}) takes no ${field} from settings`,
         });
       }
-      result[source.env] = expandVariables({ text: value, env, place: `${place}/${field}` });
+      // `${file:…}` and `${cmd:…}` stay: the engine reads them at each call (secret-sources.ts).
+      result[source.env] = expandVariables({
+        text: value,
+        env,
+        place: `${place}/${field}`,
+        keepSecretReferences: true,
+      });
     };
     switch (credential.type) {
       case "apiKey":
