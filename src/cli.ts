@@ -102,7 +102,7 @@ function withSourceOptions(command: Command): Command {
     .addOption(table("allow-insecure-http"))
     .option(
       "--auth <[source-id=]kind:…>",
-      "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name; repeatable)",
+      "credentials every tool of a source sends, replacing what its document declares: bearer:VAR, header:NAME:VAR, query:NAME:VAR, basic:USERVAR:PASSVAR (VAR: an environment variable's name, or file:PATH, cmd:NAME; repeatable)",
       collect,
       [],
     )
@@ -148,6 +148,7 @@ function engineSettings(values: OptionValues): EngineSetupOptions {
     outputValidation: values.outputValidation,
     auditLog: values.auditLog,
     requireCredentials: values.requireCredentials,
+    allowReadableSecretFiles: values.allowReadableSecretFiles,
     policies: values.policies,
     stateSecrets: values.stateSecrets,
   });

@@ -31,6 +31,7 @@ export interface EngineSetupOptions
       | "onlyTools"
       | "tokens"
       | "requireCredentials"
+      | "allowReadableSecretFiles"
       | "stateSecrets"
     > {
   /** A settings file (`--config`). */

@@ -119,6 +119,10 @@ export interface Settings {
   auth?: Record<string, unknown>;
   /** `serve`: refuse to start while a tool lacks its credentials. */
   requireCredentials?: boolean;
+  /** `${file:…}` secrets may be readable by group or others. */
+  allowReadableSecretFiles?: boolean;
+  /** Credential processes `${cmd:NAME}` runs: the program and its arguments (no shell), TTL and timeout. */
+  secrets?: Record<string, { command: string[]; ttlSeconds?: number; timeoutMs?: number }>;
   /** Where users' sign-in tokens are kept (encrypted with OPENAPI_MCP_TOKEN_KEY). */
   tokenStore?: { file?: string };
   /** Keep built catalogs in the user's cache directory and use them again (default true; `--no-cache`). */

@@ -12,7 +12,8 @@ import type { CredentialOverride } from "../catalog/security.js";
 import type { ValueSource } from "../catalog/types.js";
 import type { Environment } from "../catalog/variables.js";
 
-const FORMS = "bearer:VAR, header:NAME:VAR, query:NAME:VAR, cookie:NAME:VAR, basic:USERVAR:PASSVAR";
+const FORMS =
+  "bearer:VAR, header:NAME:VAR, query:NAME:VAR, cookie:NAME:VAR, basic:USERVAR:PASSVAR (each VAR may be file:PATH or cmd:NAME)";
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** An HTTP token: what a header, query parameter or cookie name given on the command line may be. */
@@ -29,7 +30,8 @@ export function parseAuthOption(text: string, env: Environment): AuthOption {
   const equals = text.indexOf("=");
   const colon = text.indexOf(":");
   const prefixed = equals > 0 && (colon < 0 || equals < colon);
-  const [kind = "", ...parts] = (prefixed ? text.slice(equals + 1) : text).split(":");
+  const [kind = "", ...given] = (prefixed ? text.slice(equals + 1) : text).split(":");
+  const parts = secretSlots({ parts: given, count: kind === "bearer" ? 1 : 2 });
   const known = ["bearer", "header", "query", "cookie", "basic"].includes(kind);
   const bad = (why: string): UserError =>
     new UserError({
@@ -37,6 +39,8 @@ export function parseAuthOption(text: string, env: Environment): AuthOption {
       message: `--auth ${known ? `${kind}:…` : "value"}: ${why}; the forms are ${FORMS}, optionally after source-id= (e.g. cars=bearer:CARS_TOKEN), where VAR names an environment variable`,
     });
   const variable = (name: string | undefined): ValueSource => {
+    // `file:PATH` and `cmd:NAME`, read when a call needs them (runtime/secret-sources.ts).
+    if (name !== undefined && /^(file|cmd):./.test(name)) return { value: `\${${name}}` };
     if (name === undefined || !VARIABLE.test(name))
       throw bad("a variable name has letters, digits and '_' and does not start with a digit");
     // `--auth bearer:$TOKEN` puts the secret itself on the command line, where the process list shows it.
@@ -108,4 +112,21 @@ export function authEntries(
     defineOwn(result, scheme, entry);
   }
   return result;
+}
+
+/**
+ * The `:`-separated parts with each `file:PATH` and `cmd:NAME` joined back into one. The path of the last value
+ * runs to the end (it may hold `:`); an earlier one ends at the next `:`.
+ */
+function secretSlots({ parts, count }: { parts: string[]; count: number }): string[] {
+  const slots: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if ((part === "file" || part === "cmd") && i + 1 < parts.length) {
+      const rest = part === "file" && slots.length === count - 1 ? parts.slice(i + 1).join(":") : parts[i + 1]!;
+      slots.push(`${part}:${rest}`);
+      i += rest.split(":").length;
+    } else slots.push(part);
+  }
+  return slots;
 }

@@ -12,7 +12,7 @@ export interface SchemaProblem {
   keyword: string;
 }
 
-const SECRET_PATTERN = "^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$";
+const SECRET_PATTERN = "^\\$\\{([A-Za-z_][A-Za-z0-9_]*|file:[^}]+|cmd:[A-Za-z0-9_.-]+)\\}$";
 const ALTERNATIVES = new Set(["oneOf", "anyOf"]);
 
 /**
@@ -244,7 +244,9 @@ function problemOf(error: ErrorObject): SchemaProblem | undefined {
       return at(`must be ${JSON.stringify(params.allowedValue)}`);
     case "pattern":
       if (params.pattern === SECRET_PATTERN)
-        return at("must be a ${VAR} reference to an environment variable: secrets are never written in the file");
+        return at(
+          "must be a ${VAR} reference to an environment variable (or ${file:PATH}, ${cmd:NAME}): secrets are never written in the file",
+        );
       return at(`must match ${params.pattern}`);
     default:
       return at(error.message ?? "is not valid");

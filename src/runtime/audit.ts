@@ -10,6 +10,7 @@ export type AuditOutcome =
   | "http_error"
   | "invalid_arguments"
   | "missing_credentials"
+  | "secret_unavailable"
   | "denied"
   | "not_approved"
   | "state_refused"
@@ -39,6 +40,8 @@ export interface AuditRecord {
   /** Argument names, with scalar values where they are not sensitive. */
   arguments: Record<string, unknown>;
   status?: number;
+  /** The `${file:…}`/`${cmd:…}` references the call's credentials came from (never their values). */
+  secrets?: string[];
   durationMs: number;
   outcome: AuditOutcome;
 }

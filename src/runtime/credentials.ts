@@ -4,6 +4,7 @@
 
 import type { Catalog, CredentialScheme, SecurityRequirement, ValueSource } from "../catalog/types.js";
 import { sharedTokenProvider, type TokenSource } from "./oauth.js";
+import { type Expanded, SecretSources } from "./secret-sources.js";
 import type { Caller, PreparedRequest } from "./types.js";
 import { type UserCredentialMap, type UserCredentials, UserCredentialsMissing } from "./user-credentials.js";
 
@@ -26,6 +27,8 @@ interface Contribution {
   forget?: () => void;
   /** Set when the value only says what is not set (a dry run without credentials). */
   placeholder?: string;
+  /** What `${file:…}` and `${cmd:…}` references in its values gave. */
+  expanded?: Expanded[];
 }
 
 /** A scheme whose values are all configured: what it adds, once any token it needs is at hand. */
@@ -34,6 +37,7 @@ type Pending = () => Promise<Contribution[]>;
 /** How a scheme would be applied, or undefined when its values are not configured (or it cannot be applied). */
 interface PlanContext {
   env: Environment;
+  secrets: SecretSources;
   tokens: TokenSource;
   signal: AbortSignal | undefined;
   user: PerUser | undefined;
@@ -53,43 +57,48 @@ interface PerUser {
 }
 
 function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pending | undefined {
-  const { env, tokens, signal, user } = context;
+  const { env, tokens, signal, user, secrets } = context;
   const perUser = user && Object.hasOwn(user.credentials, id) ? user.credentials[id] : undefined;
   if (perUser) return userPlan({ scheme, scopes, perUser, caller: user?.caller, signal });
   switch (scheme.type) {
     case "apiKey": {
-      const value = resolveValue(scheme.value, env);
-      return value === undefined
-        ? undefined
-        : async () => [{ in: scheme.in, name: scheme.parameter, value, secrets: [value] }];
+      const text = resolveValue(scheme.value, env);
+      if (text === undefined) return undefined;
+      return async () => {
+        const { value, expanded } = await expandAll([text], secrets);
+        return [{ in: scheme.in, name: scheme.parameter, value: value[0]!, secrets: [value[0]!], expanded }];
+      };
     }
     case "bearer": {
-      const token = resolveValue(scheme.token, env);
-      return token === undefined
-        ? undefined
-        : async () => [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token] }];
+      const text = resolveValue(scheme.token, env);
+      if (text === undefined) return undefined;
+      return async () => {
+        const { value, expanded } = await expandAll([text], secrets);
+        const token = value[0]!;
+        return [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token], expanded }];
+      };
     }
     case "basic": {
-      const username = resolveValue(scheme.username, env);
-      const password = resolveValue(scheme.password, env);
-      if (username === undefined || password === undefined) return undefined;
-      const pair = `${username}:${password}`;
-      return async () => [
-        {
-          in: "header",
-          name: "authorization",
-          value: `Basic ${Buffer.from(pair).toString("base64")}`,
-          secrets: [password, pair],
-        },
-      ];
+      const usernameText = resolveValue(scheme.username, env);
+      const passwordText = resolveValue(scheme.password, env);
+      if (usernameText === undefined || passwordText === undefined) return undefined;
+      return async () => {
+        const { value, expanded } = await expandAll([usernameText, passwordText], secrets);
+        const [username, password] = value as [string, string];
+        const pair = `${username}:${password}`;
+        const header = `Basic ${Buffer.from(pair).toString("base64")}`;
+        return [{ in: "header", name: "authorization", value: header, secrets: [password, pair], expanded }];
+      };
     }
     case "oauth2": {
-      const clientId = resolveValue(scheme.clientId, env);
-      const clientSecret = resolveValue(scheme.clientSecret, env);
-      if (clientId === undefined || clientSecret === undefined) return undefined;
+      const clientIdText = resolveValue(scheme.clientId, env);
+      const clientSecretText = resolveValue(scheme.clientSecret, env);
+      if (clientIdText === undefined || clientSecretText === undefined) return undefined;
       // The scopes the operation asks for; when it names none, those configured for the scheme.
       const requested = scopes.length > 0 ? scopes : scheme.scopes;
       return async () => {
+        const { value, expanded } = await expandAll([clientIdText, clientSecretText], secrets);
+        const [clientId, clientSecret] = value as [string, string];
         const token = await tokens.token(
           { tokenUrl: scheme.tokenUrl, clientId, clientSecret, scopes: requested },
           signal ? { signal } : {},
@@ -101,6 +110,7 @@ function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pend
             value: `Bearer ${token.value}`,
             secrets: [token.value, clientSecret],
             token: token.value,
+            expanded,
           },
         ];
       };
@@ -109,6 +119,19 @@ function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pend
       // Unsupported schemes never apply.
       return undefined;
   }
+}
+
+/** Values with their `${file:…}`/`${cmd:…}` references resolved (SecretUnavailable when one cannot be had). */
+async function expandAll(texts: string[], secrets: SecretSources): Promise<{ value: string[]; expanded: Expanded[] }> {
+  const expanded = await Promise.all(texts.map((text) => secrets.expand(text)));
+  return { value: expanded.map((e) => e.value), expanded };
+}
+
+let shared: SecretSources | undefined;
+/** Files only (no credential processes): for engines built without settings. */
+export function sharedSecretSources(): SecretSources {
+  shared ??= new SecretSources();
+  return shared;
 }
 
 /** A per-user scheme: the caller's value, placed as the scheme says; no value stops the call (UserCredentialsMissing). */
@@ -158,6 +181,8 @@ export interface AppliedCredentials {
   invalidate?: () => void;
   /** What stands where an unset value would go (`<API_KEY_X is not set>`), when placeholders were asked for. */
   placeholders?: string[];
+  /** The `${file:…}`/`${cmd:…}` references the values came from (for the audit line; never the values). */
+  references?: string[];
 }
 
 /**
@@ -170,6 +195,7 @@ export async function applyCredentials({
   credentials,
   env,
   tokens = sharedTokenProvider(),
+  secretSources = sharedSecretSources(),
   signal,
   placeholders = false,
   userCredentials,
@@ -185,6 +211,8 @@ export async function applyCredentials({
   caller?: Caller;
   /** Where OAuth 2.0 access tokens come from (default: one provider shared by the process). */
   tokens?: TokenSource;
+  /** Where `${file:…}` and `${cmd:…}` references are resolved. */
+  secretSources?: SecretSources;
   /** Stops waiting for a token (the call was cancelled). */
   signal?: AbortSignal;
   /**
@@ -196,7 +224,7 @@ export async function applyCredentials({
   const schemeOf = (id: string): CredentialScheme | undefined =>
     Object.hasOwn(credentials, id) ? credentials[id] : undefined;
   const user = userCredentials ? { credentials: userCredentials, caller } : undefined;
-  const context: PlanContext = { env, tokens, signal, user };
+  const context: PlanContext = { env, tokens, secrets: secretSources, signal, user };
   let chosen: Pending[] | undefined;
   for (const alternative of security) {
     const plans = alternative.schemes.map((s) => {
@@ -223,8 +251,15 @@ export async function applyCredentials({
     const secrets: string[] = [];
     const used: string[] = [];
     const forgets: Array<() => void> = [];
+    const references = new Set<string>();
     for (const part of parts) {
       secrets.push(...part.secrets);
+      for (const expanded of part.expanded ?? []) {
+        for (const reference of expanded.references) references.add(reference);
+        secrets.push(...expanded.values);
+        // A credential process's value the API refuses is dropped: the one retry runs the command again.
+        if (expanded.commands.length > 0) forgets.push(() => context.secrets.forget(expanded.commands));
+      }
       if (part.token !== undefined) used.push(part.token);
       if (part.forget) forgets.push(part.forget);
       if (part.in === "header") headers[part.name.toLowerCase()] = part.value;
@@ -234,6 +269,7 @@ export async function applyCredentials({
         path += `${path.includes("?") ? "&" : "?"}${encodeURIComponent(part.name)}=${encodeURIComponent(part.value)}`;
     }
     const applied: AppliedCredentials = { request: { ...request, headers, path }, secrets };
+    if (references.size > 0) applied.references = [...references];
     if (used.length > 0 || forgets.length > 0) {
       applied.invalidate = () => {
         for (const token of used) tokens.invalidate(token);

@@ -7,7 +7,13 @@ import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
-import { applyCredentials, describeAlternatives, type Environment, missingCredentials } from "./credentials.js";
+import {
+  applyCredentials,
+  describeAlternatives,
+  type Environment,
+  missingCredentials,
+  sharedSecretSources,
+} from "./credentials.js";
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
 import { type ProfileBudgets, profileBudgetKeys } from "./profile-budgets.js";
@@ -51,6 +57,8 @@ import {
   type ToolResult,
 } from "./types.js";
 import { placeOf, Validator } from "./validate.js";
+import { SecretUnavailable } from "./secret-references.js";
+import type { SecretSources } from "./secret-sources.js";
 import { RequestStates } from "./request-state.js";
 import { stateRefusalMessage } from "./state-refusals.js";
 
@@ -78,6 +86,8 @@ export interface EngineOptions
   policies?: Policies;
   audit?: AuditLog;
   tokens?: TokenSource;
+  /** Where `${file:…}` and `${cmd:…}` references are resolved (default: files only, shared by the process). */
+  secretSources?: SecretSources;
   /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
   clock?: () => number;
   /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */
@@ -155,6 +165,8 @@ type Prepared = {
   secrets: string[];
   invalidate?: () => void;
   placeholders?: string[];
+  /** The `${file:…}`/`${cmd:…}` references its credentials and headers came from (audit line). */
+  references?: string[];
   /** The parent-id our `traceparent` header gives this request, when it carries one (trace-context.ts). */
   spanId?: string;
 };
@@ -172,7 +184,7 @@ interface Sending {
 }
 type Recorder = (
   outcome: AuditOutcome,
-  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string },
+  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; references?: string[]; spanId?: string },
 ) => void;
 
 export class Engine implements ToolProvider {
@@ -342,9 +354,12 @@ export class Engine implements ToolProvider {
   private async build({ tool, given }: Checked, context: PrepareContext): Promise<Prepared | Stopped> {
     const { name } = tool;
     const env = this.options.env ?? process.env;
+    const secretSources = this.options.secretSources ?? sharedSecretSources();
     try {
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
-      const expanded = tool.operation.headers ? expandStaticHeaders(tool.operation.headers, env) : undefined;
+      const expanded = tool.operation.headers
+        ? await expandStaticHeaders({ headers: tool.operation.headers, env, secretSources })
+        : undefined;
       const operation = expanded ? { ...tool.operation, headers: expanded.headers } : tool.operation;
       const built = buildRequest({ operation, args: given as Record<string, unknown> });
       const applied = await applyCredentials({
@@ -353,15 +368,30 @@ export class Engine implements ToolProvider {
         credentials: this.options.catalog.credentials,
         env,
         tokens: this.tokens,
+        secretSources,
         ...this.userSchemes(),
         ...(context.caller ? { caller: context.caller } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
         ...(context.dryRun ? { placeholders: true } : {}),
       });
       const traced = withTrace(applied.request, context.trace);
-      // Values taken from the environment into static headers are treated as secrets too.
-      return { tool, ...applied, ...traced, secrets: [...applied.secrets, ...(expanded?.values ?? [])] };
+      const references = [...new Set([...(applied.references ?? []), ...(expanded?.references ?? [])])];
+      return {
+        tool,
+        ...applied,
+        ...traced,
+        // Values taken from the environment into static headers are treated as secrets too, and so is every value
+        // a secret reference gave lately: a rotated one may still be in flight in another call.
+        secrets: [...applied.secrets, ...(expanded?.values ?? []), ...secretSources.known()],
+        ...(references.length > 0 ? { references } : {}),
+      };
     } catch (error) {
+      if (error instanceof SecretUnavailable) {
+        return {
+          error: errorResult(`${name} cannot be called: ${error.message}. Nothing was sent.`),
+          outcome: "secret_unavailable",
+        };
+      }
       if (error instanceof ArgumentError) {
         return {
           error: errorResult(
@@ -496,6 +526,7 @@ export class Engine implements ToolProvider {
             // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
             arguments: loggedArguments(maskValue(args, secrets)),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
+            ...(extra.references ? { secrets: extra.references } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
@@ -573,9 +604,11 @@ export class Engine implements ToolProvider {
       secrets.push(...again.secrets);
       outcome = await this.send(prepared, context);
     }
+    const references = [...new Set([...(first.references ?? []), ...(prepared.references ?? [])])];
     record(outcome.outcome, {
       request: prepared.request,
       secrets,
+      ...(references.length > 0 ? { references } : {}),
       ...(prepared.spanId ? { spanId: prepared.spanId } : {}),
       ...(outcome.response ? { status: outcome.response.status } : {}),
     });
@@ -725,14 +758,21 @@ function withTrace(
 
 /**
  * Static headers may name `${VAR}`s; one whose variable is unset is left out rather than sent with a placeholder.
- * Also returns the values substituted, which are masked like credentials.
+ * `${file:…}` and `${cmd:…}` in them (or in the variables' values) are read now. Also returns the values substituted,
+ * which are masked like credentials, and the references used.
  */
-function expandStaticHeaders(
-  headers: Record<string, string>,
-  env: Environment,
-): { headers: Record<string, string>; values: string[] } {
+async function expandStaticHeaders({
+  headers,
+  env,
+  secretSources,
+}: {
+  headers: Record<string, string>;
+  env: Environment;
+  secretSources: SecretSources;
+}): Promise<{ headers: Record<string, string>; values: string[]; references: string[] }> {
   const expanded: Record<string, string> = {};
   const values: string[] = [];
+  const references: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
     let missing = false;
     const text = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
@@ -741,8 +781,12 @@ function expandStaticHeaders(
       else values.push(found);
       return found ?? "";
     });
-    if (!missing) expanded[name] = text;
+    if (missing) continue;
+    const resolved = await secretSources.expand(text);
+    values.push(...resolved.values);
+    references.push(...resolved.references);
+    expanded[name] = resolved.value;
   }
-  return { headers: expanded, values };
+  return { headers: expanded, values, references };
 }
 export type { ProfileBudgets } from "./profile-budgets.js";

@@ -5,6 +5,7 @@
 
 import type { InFlightLimits, RateLimits } from "../catalog/types.js";
 import type { DenyMode } from "./policy.js";
+import type { SecretCommand } from "./secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
 /** What an option's value must be. Lists may be repeated on the command line, comma-separated in the environment. */
@@ -223,6 +224,16 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_REQUIRE_CREDENTIALS",
     setting: "requireCredentials",
     help: "refuse to start while a tool lacks its credentials (default: start; such tools answer with an error naming the variables)",
+  },
+  {
+    name: "allow-readable-secret-files",
+    key: "allowReadableSecretFiles",
+    engine: true,
+    kind: "flag",
+    env: "MCP_ALLOW_READABLE_SECRET_FILES",
+    setting: "allowReadableSecretFiles",
+    call: true,
+    help: "use ${file:…} secrets that group or others may read (Kubernetes secret volumes are 0644 unless defaultMode says otherwise)",
   },
   {
     name: "allow-insecure-http",
@@ -490,4 +501,8 @@ export interface RuntimeSettings {
    * tools wait for which variables, and those tools answer with an error naming them.
    */
   requireCredentials?: boolean;
+  /** `${file:…}` secrets may be readable by group or others (default: refused). */
+  allowReadableSecretFiles?: boolean;
+  /** Credential processes for `${cmd:NAME}` (settings `secrets:`). */
+  secrets?: Record<string, SecretCommand>;
 }

@@ -34,6 +34,7 @@ export function withSettings({
     rateLimits: given.rateLimits ?? settings?.rateLimits,
     inFlight: given.inFlight ?? settings?.inFlight,
     stateSecrets: given.stateSecrets,
+    secrets: settings?.secrets,
   };
   // Optional options stay absent rather than `undefined` (exactOptionalPropertyTypes).
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)) as RuntimeSettings;
@@ -92,7 +93,13 @@ export function credentialEnvironment({
           message: `${place}/${field}: scheme '${id}' (${credential.type}) takes no ${field} from settings`,
         });
       }
-      result[source.env] = expandVariables({ text: value, env, place: `${place}/${field}` });
+      // `${file:…}` and `${cmd:…}` stay: the engine reads them at each call (secret-sources.ts).
+      result[source.env] = expandVariables({
+        text: value,
+        env,
+        place: `${place}/${field}`,
+        keepSecretReferences: true,
+      });
     };
     switch (credential.type) {
       case "apiKey":

@@ -11,6 +11,8 @@ import { checkUpstreamUrls } from "./https.js";
 import { defined } from "./defined.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
 import { RequestStates } from "./request-state.js";
+import { checkSecretReferences } from "./secret-check.js";
+import { SecretSources } from "./secret-sources.js";
 import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
@@ -44,6 +46,12 @@ export function startEngine(options: StartOptions): Engine {
         ),
       }
     : catalog;
+  // `${file:…}` and `${cmd:…}` references: files checked now, commands defined (they run at their first use).
+  const secretSources = new SecretSources({
+    ...defined({ commands: options.secrets, allowReadableFiles: options.allowReadableSecretFiles }),
+    log,
+  });
+  checkSecretReferences({ catalog: needed, env, secretSources });
   const missing = missingCredentials(needed, env, defined({ userCredentials: options.userCredentials }));
   const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
   if (described && options.requireCredentials)
@@ -76,6 +84,7 @@ export function startEngine(options: StartOptions): Engine {
     policies,
     allowInsecureHttp,
     requestStates,
+    secretSources,
     ...defined({
       timeoutMs: options.timeoutMs,
       maxResponseBytes: options.maxResponseBytes,

@@ -31,6 +31,7 @@ export interface OptionValues
     | "auditLog"
     | "requireCredentials"
     | "allowInsecureHttp"
+    | "allowReadableSecretFiles"
     | "stateSecrets"
   > {
   /** The settings file to read (`--config`). */

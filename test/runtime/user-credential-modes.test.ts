@@ -76,6 +76,8 @@ describe("per-user settings", () => {
     [{ tokenUrl: "http://idp.example.com/token" }, "tokenUrl: http://idp.example.com/token is plain http"],
     [{ clientSecret: "${NOT_SET_ANYWHERE}" }, "clientSecret: environment variable NOT_SET_ANYWHERE is not set"],
     [{ scopes: ["a b"] }, "scopes: expected a list of scopes without spaces"],
+    // Read once at start, so refused rather than sent as written (credentials' values read them at each call).
+    [{ clientSecret: "${file:/run/secrets/exchange}" }, "clientSecret: ${file:/run/secrets/exchange} is not read here"],
   ])("refuse a bad exchange setting (%o)", async (change, message) => {
     const exchange = { tokenUrl: "https://idp.example.com/token", clientId: "c", clientSecret: "s", ...change };
     await expect(build(settings({ token: { perUser: { exchange } } }))).rejects.toThrow(
