@@ -39,6 +39,8 @@ export interface AuditRecord {
   /** Argument names, with scalar values where they are not sensitive. */
   arguments: Record<string, unknown>;
   status?: number;
+  /** Invisible and bidirectional control characters removed from the response's text (--response-text strip). */
+  hiddenCharactersRemoved?: number;
   durationMs: number;
   outcome: AuditOutcome;
 }

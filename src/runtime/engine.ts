@@ -34,6 +34,7 @@ import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
+import { ResponseText } from "./response-text.js";
 import { Masker, maskText, maskValue } from "./secrets.js";
 import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
@@ -61,6 +62,9 @@ export interface EngineOptions
     | "timeoutMs"
     | "maxResponseBytes"
     | "outputValidation"
+    | "responseText"
+    | "responseTextSources"
+    | "markResponseText"
     | "allowInsecureHttp"
     | "approvalTimeoutMs"
     | "rateLimits"
@@ -172,7 +176,7 @@ interface Sending {
 }
 type Recorder = (
   outcome: AuditOutcome,
-  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string },
+  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; spanId?: string; hidden?: number },
 ) => void;
 
 export class Engine implements ToolProvider {
@@ -496,6 +500,7 @@ export class Engine implements ToolProvider {
             // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
             arguments: loggedArguments(maskValue(args, secrets)),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
+            ...(extra.hidden ? { hiddenCharactersRemoved: extra.hidden } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
@@ -578,6 +583,7 @@ export class Engine implements ToolProvider {
       secrets,
       ...(prepared.spanId ? { spanId: prepared.spanId } : {}),
       ...(outcome.response ? { status: outcome.response.status } : {}),
+      ...(outcome.hidden ? { hidden: outcome.hidden } : {}),
     });
     const result =
       (await this.options.hooks?.afterResult?.({
@@ -601,7 +607,7 @@ export class Engine implements ToolProvider {
   private async send(
     { tool, request, secrets }: Prepared,
     context: CallContext,
-  ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
+  ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse; hidden?: number }> {
     let response: UpstreamResponse;
     const masker = new Masker(secrets);
     const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -629,6 +635,7 @@ export class Engine implements ToolProvider {
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
     response = maskResponse({ response, masker, maxBytes });
+    const text = this.responseText(tool);
     const result = mapResponse({
       response,
       tool,
@@ -637,10 +644,18 @@ export class Engine implements ToolProvider {
       method: request.method,
       maxBytes,
       shownUrl,
+      text,
     });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
-    return { result, outcome, response };
+    return { result, outcome, response, hidden: text.removed };
+  }
+
+  /** How the API's text reaches the model for this tool: its source's setting, or the server's (default strip). */
+  private responseText(tool: Tool): ResponseText {
+    const { responseText, responseTextSources, markResponseText } = this.options;
+    const mode = responseTextSources?.[tool.source || "default"] ?? responseText ?? "strip";
+    return new ResponseText({ mode, mark: markResponseText === true });
   }
 
   private async askApproval(prepared: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {

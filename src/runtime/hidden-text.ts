@@ -1,0 +1,94 @@
+// Characters that show nothing to the person watching but that a model reads: Unicode tag characters (an invisible
+// copy of ASCII that tokenizers read as text), zero-width characters (words split to slip past filters, bits
+// encoded between letters), bidirectional controls (text that reads otherwise than it shows), runs of variation
+// selectors (bytes smuggled after an emoji). Removed from text an API returns before a model reads it. Joiners and
+// variation selectors are kept where scripts and emoji need them, so visible text is unchanged byte for byte.
+
+/**
+ * Always removed: format characters (category Cf) that render as nothing (soft hyphen, the Arabic letter mark,
+ * zero-width space, LRM/RLM, the bidi embeddings, overrides and isolates, word joiner and the invisible math
+ * operators, the deprecated U+206A–U+206F, a BOM inside text, interlinear annotation, shorthand and musical format
+ * controls, tags), the Khmer inherent vowels Unicode says not to use, and the Hangul fillers that stand alone.
+ * Kept: the Cf characters that show (Arabic number signs U+0600–U+0605, U+06DD, U+070F, U+0890, U+0891, U+08E2,
+ * Kaithi U+110BD, U+110CD) and the Egyptian hieroglyph layout controls.
+ */
+const HIDDEN =
+  "\\u00AD\\u061C\\u17B4\\u17B5\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB" +
+  "\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}";
+/**
+ * ZWNJ, ZWJ, the combining grapheme joiner and the Mongolian vowel separator: kept one at a time after a letter,
+ * mark or emoji of a script that uses them (Persian, Indic scripts, Malayalam's word-final chillu, emoji sequences).
+ */
+const JOINERS = "\\u034F\\u180E\\u200C\\u200D";
+/** Variation selectors: kept one at a time after a visible character that is not an ASCII letter. */
+const SELECTORS = "\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}";
+
+/** Any character that may be removed; a string without one is returned as it is (the common case, one scan). */
+const CANDIDATE = new RegExp(`[${HIDDEN}${JOINERS}${SELECTORS}]|\\p{Cs}`, "u");
+const ALWAYS = new RegExp(`^(?:[${HIDDEN}]|\\p{Cs})$`, "u");
+const JOINER = new RegExp(`^[${JOINERS}]$`, "u");
+const SELECTOR = new RegExp(`^[${SELECTORS}]$`, "u");
+/** What a joiner may follow: a letter, mark or emoji of a script that uses joiners (not ASCII), or a kept selector. */
+const JOINS_AFTER = new RegExp(
+  `^(?![\\x00-\\x7F${JOINERS}])[\\p{L}\\p{M}\\p{Extended_Pictographic}\\p{Emoji_Modifier}]$`,
+  "u",
+);
+/** What a selector may follow: a visible character other than an ASCII letter (digits for keycaps, ©, emoji, CJK). */
+const SELECTS = new RegExp(`^(?![A-Za-z${JOINERS}${SELECTORS}])[^\\s\\p{C}]$`, "u");
+
+/** JSON as JSON.stringify writes it, which escapes lone surrogates (`\udb40`) and writes every other character. */
+const ESCAPED_SURROGATE = /\\ud[89a-f][0-9a-f]{2}/i;
+
+/** Whether `text` holds a character `stripHidden` may remove; false means it would return `text` unchanged. */
+export function mayHide(text: string): boolean {
+  return CANDIDATE.test(text);
+}
+
+/** Whether JSON written by JSON.stringify may hold such a character, written or escaped. */
+export function jsonMayHide(json: string): boolean {
+  return CANDIDATE.test(json) || ESCAPED_SURROGATE.test(json);
+}
+
+/** `text` without its hidden characters, and how many were removed (characters, not UTF-16 units). */
+export function stripHidden(text: string): { text: string; removed: number } {
+  if (!CANDIDATE.test(text)) return { text, removed: 0 };
+  return rewrite({ text, replace: () => "" });
+}
+
+/** `text` with its hidden characters written visibly (`[U+200B]`), for where removing them would lose something. */
+export function showHidden(text: string): string {
+  return rewrite({ text, replace: (char) => `[U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]` })
+    .text;
+}
+
+function rewrite({ text, replace }: { text: string; replace: (char: string) => string }): {
+  text: string;
+  removed: number;
+} {
+  // Code points, lone surrogates as one each: removing both at once means no new pair can form where they met.
+  const chars = Array.from(text);
+  let out = "";
+  let removed = 0;
+  let kept: string | undefined;
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!;
+    if (hidden({ char, kept, next: chars[i + 1] })) {
+      out += replace(char);
+      removed++;
+    } else {
+      out += char;
+      kept = char;
+    }
+  }
+  return { text: out, removed };
+}
+
+function hidden({ char, kept, next }: { char: string; kept: string | undefined; next: string | undefined }): boolean {
+  if (!CANDIDATE.test(char)) return false;
+  if (ALWAYS.test(char)) return true;
+  if (JOINER.test(char))
+    // A run of them (or one before another candidate) keeps at most its last.
+    return kept === undefined || !JOINS_AFTER.test(kept) || (next !== undefined && CANDIDATE.test(next));
+  if (SELECTOR.test(char)) return kept === undefined || !SELECTS.test(kept);
+  return true;
+}
