@@ -39,6 +39,15 @@ const SELECTS = new RegExp(`^(?![A-Za-z${JOINERS}${SELECTORS}])[^\\s\\p{C}]$`, "
 /** JSON as JSON.stringify writes it, which escapes lone surrogates (`\udb40`) and writes every other character. */
 const ESCAPED_SURROGATE = /\\ud[89a-f][0-9a-f]{2}/i;
 
+/** A JSON `\u` escape of a character that may be removed (or of a surrogate): written in a body as it came. */
+const ESCAPED_CANDIDATE =
+  /\\u(?:00ad|034f|061c|17b[45]|180e|200[b-f]|202[a-e]|206[0-9a-f]|3164|fe0[0-9a-f]|feff|ffa0|fff[9ab]|d[89a-f][0-9a-f]{2})/i;
+
+/** Whether JSON text as an API wrote it may hold such a character as an escape (`\u200b`, `\udb40\udc41`). */
+export function escapesHidden(json: string): boolean {
+  return ESCAPED_CANDIDATE.test(json);
+}
+
 /** Whether `text` holds a character `stripHidden` may remove; false means it would return `text` unchanged. */
 export function mayHide(text: string): boolean {
   return CANDIDATE.test(text);
@@ -72,7 +81,7 @@ function rewrite({ text, replace }: { text: string; replace: (char: string) => s
   let kept: string | undefined;
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i]!;
-    if (hidden({ char, kept, next: chars[i + 1] })) {
+    if (hidden({ char, kept, next: () => nextShown(chars, i) })) {
       out += replace(char);
       removed++;
     } else {
@@ -83,12 +92,30 @@ function rewrite({ text, replace }: { text: string; replace: (char: string) => s
   return { text: out, removed };
 }
 
-function hidden({ char, kept, next }: { char: string; kept: string | undefined; next: string | undefined }): boolean {
+/** The next character after `i` that is not always removed: what a joiner at `i` ends up before. */
+function nextShown(chars: string[], i: number): string | undefined {
+  let j = i + 1;
+  while (j < chars.length && ALWAYS.test(chars[j]!)) j++;
+  return chars[j];
+}
+
+function hidden({
+  char,
+  kept,
+  next,
+}: {
+  char: string;
+  kept: string | undefined;
+  next: () => string | undefined;
+}): boolean {
   if (!CANDIDATE.test(char)) return false;
   if (ALWAYS.test(char)) return true;
-  if (JOINER.test(char))
-    // A run of them (or one before another candidate) keeps at most its last.
-    return kept === undefined || !JOINS_AFTER.test(kept) || (next !== undefined && CANDIDATE.test(next));
+  if (JOINER.test(char)) {
+    if (kept === undefined || !JOINS_AFTER.test(kept)) return true;
+    // Before another joiner or a selector it goes (what always goes does not count): of a run, one at most stays.
+    const after = next();
+    return after !== undefined && CANDIDATE.test(after);
+  }
   if (SELECTOR.test(char)) return kept === undefined || !SELECTS.test(kept);
   return true;
 }

@@ -2,7 +2,7 @@
 // characters removed (hidden-text.ts), from text and from JSON's strings and keys, counted for the audit line; and,
 // when asked, each piece of API text preceded by a line saying it is data. One per call.
 
-import { jsonMayHide, showHidden, stripHidden } from "./hidden-text.js";
+import { escapesHidden, jsonMayHide, showHidden, stripHidden } from "./hidden-text.js";
 
 export type ResponseTextMode = "strip" | "keep";
 export const RESPONSE_TEXT_MODES: readonly ResponseTextMode[] = ["strip", "keep"];
@@ -31,6 +31,20 @@ export class ResponseText {
   json({ value, json }: { value: unknown; json: string }): unknown {
     if (this.options.mode === "keep" || !jsonMayHide(json)) return value;
     return this.value(value);
+  }
+
+  /**
+   * A JSON body shown as text (an error's excerpt): as it came, unless it writes hidden characters as `\u` escapes,
+   * which whoever reads the excerpt as JSON decodes; then written out again (compact), without them.
+   */
+  jsonBody(text: string): string {
+    if (this.options.mode === "keep" || !escapesHidden(text)) return text;
+    try {
+      const value: unknown = JSON.parse(text);
+      return JSON.stringify(this.json({ value, json: JSON.stringify(value) }));
+    } catch {
+      return text;
+    }
   }
 
   /** API text as it goes into a text content item: after the mark line when marking is on. */

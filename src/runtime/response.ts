@@ -146,7 +146,10 @@ function json({
   const isObject = structured !== null && typeof structured === "object" && !Array.isArray(structured);
   if (outputValidation === "off" || !tool.outputSchema) {
     return isObject
-      ? { content: [{ type: "text", text: guard.marked(text) }], structuredContent: structured as Record<string, unknown> }
+      ? {
+          content: [{ type: "text", text: guard.marked(text) }],
+          structuredContent: structured as Record<string, unknown>,
+        }
       : { content: [{ type: "text", text: guard.marked(text) }] };
   }
   const mismatches: Mismatches = isObject
@@ -165,7 +168,12 @@ function json({
   }
   // warn: the data, with the mismatch said plainly (no outputSchema is advertised in this mode).
   return {
-    content: [{ type: "text", text: `${guard.marked(text)}\n[note: this response does not match the documented schema: ${listed}]` }],
+    content: [
+      {
+        type: "text",
+        text: `${guard.marked(text)}\n[note: this response does not match the documented schema: ${listed}]`,
+      },
+    ],
   };
 }
 
@@ -220,7 +228,9 @@ function describeMismatches(mismatches: Mismatches, wrapped: boolean): string {
 
 /** The body's start, hidden characters removed first so that the excerpt is as long as what shows. */
 function excerpt(response: UpstreamResponse, guard: ResponseText): string {
-  const text = guard.text(textOf(response)).trim();
+  const body = textOf(response);
+  const json = !response.truncated && isJsonMediaType(response.headers["content-type"] ?? "");
+  const text = guard.text(json ? guard.jsonBody(body) : body).trim();
   return text.length > EXCERPT_CHARS || response.truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
