@@ -31,13 +31,17 @@ function hide(visible: string, every = 4): { text: string; count: number } {
 /** JSON with its hidden characters written as \u escapes (tag characters as surrogate pairs), every other one. */
 function escapedJson(value: unknown): string {
   let n = 0;
-  return JSON.stringify(value).replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF\u061C\u{E0000}-\u{E007F}]/gu, (char) => {
-    n++;
-    if (n % 2 === 0) return char;
-    return Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`).join(
-      "",
-    );
-  });
+  return JSON.stringify(value).replace(
+    /[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF\u061C\u{E0000}-\u{E007F}]/gu,
+    (char) => {
+      n++;
+      if (n % 2 === 0) return char;
+      return Array.from(
+        { length: char.length },
+        (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`,
+      ).join("");
+    },
+  );
 }
 
 /** The hidden characters in raw JSON-RPC text, written or escaped (`\u200b`, `\udb40\udc41`). */
