@@ -25,6 +25,7 @@ const SELECTORS = "\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}";
 
 /** Any character that may be removed; a string without one is returned as it is (the common case, one scan). */
 const CANDIDATE = new RegExp(`[${HIDDEN}${JOINERS}${SELECTORS}]|\\p{Cs}`, "u");
+const FIND = new RegExp(CANDIDATE.source, "gu");
 const ALWAYS = new RegExp(`^(?:[${HIDDEN}]|\\p{Cs})$`, "u");
 const JOINER = new RegExp(`^[${JOINERS}]$`, "u");
 const SELECTOR = new RegExp(`^[${SELECTORS}]$`, "u");
@@ -53,9 +54,20 @@ export function mayHide(text: string): boolean {
   return CANDIDATE.test(text);
 }
 
-/** Whether JSON written by JSON.stringify may hold such a character, written or escaped. */
-export function jsonMayHide(json: string): boolean {
-  return CANDIDATE.test(json) || ESCAPED_SURROGATE.test(json);
+/** A selector after a string's opening quote or an escaped control character: judged otherwise in the text. */
+const SELECTOR_OPENS = new RegExp(`(?:"|\\\\u00[01][0-9a-f])[${SELECTORS}]`, "iu");
+
+/**
+ * Whether any string (value or key) of JSON written by JSON.stringify has a character `stripHidden` would remove,
+ * judged on the whole text at once: inside a string each candidate has the same neighbours as in the text, except
+ * at the string's ends, where the quote stands for nothing (a joiner after `"` goes either way, as after any ASCII
+ * character; one before `"` stays either way), and after escapes (`\n` stands for a control character, and the
+ * `n` judges as one; `\u0001` ends in a digit, which is looked for apart before a selector, as a selector opening
+ * a string is). Lone surrogates are written as escapes, looked for apart too.
+ */
+export function jsonHides(json: string): boolean {
+  if (!CANDIDATE.test(json)) return ESCAPED_SURROGATE.test(json);
+  return ESCAPED_SURROGATE.test(json) || SELECTOR_OPENS.test(json) || stripHidden(json).removed > 0;
 }
 
 /** `text` without its hidden characters, and how many were removed (characters, not UTF-16 units). */
@@ -74,29 +86,48 @@ function rewrite({ text, replace }: { text: string; replace: (char: string) => s
   text: string;
   removed: number;
 } {
-  // Code points, lone surrogates as one each: removing both at once means no new pair can form where they met.
-  const chars = Array.from(text);
-  let out = "";
+  // Only the candidates are looked at; what lies between them is copied. Lone surrogates match one each: removing
+  // both at once means no new pair can form where they met.
+  const parts: string[] = [];
   let removed = 0;
   let kept: string | undefined;
-  for (let i = 0; i < chars.length; i++) {
-    const char = chars[i]!;
-    if (hidden({ char, kept, next: () => nextShown(chars, i) })) {
-      out += replace(char);
+  let last = 0;
+  for (const match of text.matchAll(FIND)) {
+    const char = match[0];
+    if (match.index > last) {
+      parts.push(text.slice(last, match.index));
+      kept = charBefore(text, match.index);
+    }
+    last = match.index + char.length;
+    if (hidden({ char, kept, next: () => nextShown(text, last) })) {
+      parts.push(replace(char));
       removed++;
     } else {
-      out += char;
+      parts.push(char);
       kept = char;
     }
   }
-  return { text: out, removed };
+  parts.push(text.slice(last));
+  return { text: parts.join(""), removed };
 }
 
-/** The next character after `i` that is not always removed: what a joiner at `i` ends up before. */
-function nextShown(chars: string[], i: number): string | undefined {
-  let j = i + 1;
-  while (j < chars.length && ALWAYS.test(chars[j]!)) j++;
-  return chars[j];
+/** The code point that ends at `end` (> 0) in `text`. */
+function charBefore(text: string, end: number): string {
+  const low = text.charCodeAt(end - 1);
+  const high = end >= 2 ? text.charCodeAt(end - 2) : 0;
+  const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+  return text.slice(pair ? end - 2 : end - 1, end);
+}
+
+/** The first character from `at` on that is not always removed: what a joiner before `at` ends up before. */
+function nextShown(text: string, at: number): string | undefined {
+  let i = at;
+  while (i < text.length) {
+    const char = String.fromCodePoint(text.codePointAt(i)!);
+    if (!ALWAYS.test(char)) return char;
+    i += char.length;
+  }
+  return undefined;
 }
 
 function hidden({
@@ -108,7 +139,6 @@ function hidden({
   kept: string | undefined;
   next: () => string | undefined;
 }): boolean {
-  if (!CANDIDATE.test(char)) return false;
   if (ALWAYS.test(char)) return true;
   if (JOINER.test(char)) {
     if (kept === undefined || !JOINS_AFTER.test(kept)) return true;

@@ -2,7 +2,7 @@
 // characters removed (hidden-text.ts), from text and from JSON's strings and keys, counted for the audit line; and,
 // when asked, each piece of API text preceded by a line saying it is data. One per call.
 
-import { escapesHidden, jsonMayHide, showHidden, stripHidden } from "./hidden-text.js";
+import { escapesHidden, jsonHides, mayHide, showHidden, stripHidden } from "./hidden-text.js";
 
 export type ResponseTextMode = "strip" | "keep";
 export const RESPONSE_TEXT_MODES: readonly ResponseTextMode[] = ["strip", "keep"];
@@ -25,11 +25,11 @@ export class ResponseText {
   }
 
   /**
-   * Parsed JSON as the model may read it, with `json` its JSON.stringify text (one scan of that decides whether
-   * anything needs doing); the same value when nothing was removed.
+   * Parsed JSON as the model may read it, with `json` its JSON.stringify text (a scan of that decides whether
+   * anything needs doing); the same value when nothing is removed.
    */
   json({ value, json }: { value: unknown; json: string }): unknown {
-    if (this.options.mode === "keep" || !jsonMayHide(json)) return value;
+    if (this.options.mode === "keep" || !jsonHides(json)) return value;
     return this.value(value);
   }
 
@@ -52,11 +52,19 @@ export class ResponseText {
     return this.options.mark ? `${DATA_MARK}\n${text}` : text;
   }
 
+  /** Changed in place (it was parsed for this): only an object with a hidden key is made anew. */
   private value(value: unknown): unknown {
     if (typeof value === "string") return this.text(value);
     if (value === null || typeof value !== "object") return value;
-    if (Array.isArray(value)) return value.map((item) => this.value(item));
-    return this.object(value as Record<string, unknown>);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = this.value(value[i]);
+      return value;
+    }
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object);
+    if (keys.some(mayHide)) return this.object(object, keys);
+    for (const key of keys) set(object, key, this.value(object[key]));
+    return object;
   }
 
   /**
@@ -64,25 +72,25 @@ export class ResponseText {
    * object, it keeps its hidden characters written visibly (`na[U+200B]me`): neither value overwrites the other,
    * and what was hidden shows.
    */
-  private object(object: Record<string, unknown>): Record<string, unknown> {
-    const entries = Object.entries(object);
-    const names = new Set(entries.map(([key]) => key));
+  private object(object: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+    const names = new Set(keys);
     const result: Record<string, unknown> = {};
-    for (const [key, item] of entries) {
+    for (const key of keys) {
       const stripped = stripHidden(key);
       let name = stripped.text;
       if (stripped.removed > 0) {
         this.removed += stripped.removed;
         if (names.has(name) || Object.hasOwn(result, name)) name = showHidden(key);
       }
-      // defineProperty: a `__proto__` key from JSON.parse stays a plain key.
-      Object.defineProperty(result, name, {
-        value: this.value(item),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      set(result, name, this.value(object[key]));
     }
     return result;
   }
+}
+
+/** defineProperty: a `__proto__` key from JSON.parse stays a plain key. */
+function set(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }

@@ -3,7 +3,7 @@
 // comes out byte for byte as it went in.
 
 import { describe, expect, it } from "vitest";
-import { mayHide, showHidden, stripHidden } from "../../src/runtime/hidden-text.js";
+import { jsonHides, mayHide, showHidden, stripHidden } from "../../src/runtime/hidden-text.js";
 import { TAGGED, VISIBLE } from "../support/hidden-text.js";
 
 /** Hidden-instruction payloads and what a person sees of them. */
@@ -80,6 +80,41 @@ describe("stripHidden", () => {
     }
   });
 
+  it("judges JSON text as a whole as it would judge each of its strings", () => {
+    const pool = [
+      "a",
+      "é",
+      "😀",
+      '"',
+      "\\",
+      "\n",
+      "\u0001",
+      "\u200D",
+      "\u200C",
+      "\uFE0F",
+      "\u{E0101}",
+      "\u034F",
+      "\u200B",
+    ];
+    let seed = 3;
+    const pick = (): string => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return pool[Math.floor((seed / 2 ** 31) * pool.length)]!;
+    };
+    const word = (): string => Array.from({ length: 1 + (seed % 4) }, pick).join("");
+    let hiding = 0;
+    for (let i = 0; i < 5000; i++) {
+      const value = { [word()]: [word(), { [word()]: word() }] };
+      const strings = collect(value);
+      const expected = strings.some((text) => stripHidden(text).removed > 0);
+      if (expected) hiding++;
+      expect(jsonHides(JSON.stringify(value)), JSON.stringify(value)).toBe(expected);
+    }
+    // Both answers were met often.
+    expect(hiding).toBeGreaterThan(200);
+    expect(hiding).toBeLessThan(4900);
+  });
+
   it("finds nothing to do in text without a candidate (the fast path)", () => {
     const big = "x".repeat(100_000) + VISIBLE.slice(0, 4).join("");
     expect(mayHide(big)).toBe(false);
@@ -91,3 +126,12 @@ describe("stripHidden", () => {
     expect(showHidden(`x${String.fromCodePoint(0xe0041)}`)).toBe("x[U+E0041]");
   });
 });
+
+/** Every key and string of a JSON value. */
+function collect(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(collect);
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).flatMap(([key, item]) => [key, ...collect(item)]);
+  return [];
+}
