@@ -25,12 +25,13 @@ export class ResponseText {
   }
 
   /**
-   * Parsed JSON as the model may read it, with `json` its JSON.stringify text (a scan of that decides whether
-   * anything needs doing); the same value when nothing is removed.
+   * Parsed JSON as the model may read it, and its text, with `json` its JSON.stringify text (a scan of that decides
+   * whether anything needs doing); both as given when nothing is removed.
    */
-  json({ value, json }: { value: unknown; json: string }): unknown {
-    if (this.options.mode === "keep" || !jsonHides(json)) return value;
-    return this.value(value);
+  json({ value, json }: { value: unknown; json: string }): { value: unknown; json: string } {
+    if (this.options.mode === "keep" || !jsonHides(json)) return { value, json };
+    const visible = this.value(value);
+    return { value: visible, json: JSON.stringify(visible) };
   }
 
   /**
@@ -41,7 +42,7 @@ export class ResponseText {
     if (this.options.mode === "keep" || !escapesHidden(text)) return text;
     try {
       const value: unknown = JSON.parse(text);
-      return JSON.stringify(this.json({ value, json: JSON.stringify(value) }));
+      return this.json({ value, json: JSON.stringify(value) }).json;
     } catch {
       return text;
     }

@@ -129,12 +129,9 @@ function json({
   }
   // Hidden characters go before the output schema's check, which then checks what is sent: a client that checks
   // structured content against the schema itself (the SDK's does) sees the same result.
-  let text = JSON.stringify(data);
-  const visible = guard.json({ value: data, json: text });
-  if (visible !== data) {
-    data = visible;
-    text = JSON.stringify(data);
-  }
+  const visible = guard.json({ value: data, json: JSON.stringify(data) });
+  data = visible.value;
+  const text = visible.json;
   // Written out again, JSON can grow (`1e20` is 21 digits): the result, which carries it twice (as text and as
   // structured content), is held to the limit as the body was.
   if (text.length > maxBytes) {
