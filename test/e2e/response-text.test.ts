@@ -72,6 +72,7 @@ const note = hide(VISIBLE.join("\n"), 3);
 const SPEC = {
   openapi: "3.0.3",
   info: { title: "Issues", version: "1" },
+  components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "X-Key" } } },
   paths: {
     "/issues/{id}": {
       get: {
@@ -104,6 +105,14 @@ const SPEC = {
         responses: {
           "200": { description: "comments", content: { "application/json": { schema: { type: "object" } } } },
         },
+      },
+    },
+    "/echo/{id}": {
+      get: {
+        operationId: "getEcho",
+        security: [{ key: [] }],
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "an echo", content: { "text/plain": { schema: { type: "string" } } } } },
       },
     },
     "/notes/{id}": {
@@ -155,17 +164,20 @@ type Result = {
 };
 
 /** `serve` over HTTP with `args`, its audit lines on stderr, and the SDK Client whose fetch keeps the raw bytes. */
-async function serve(args: string[]): Promise<{ client: Client; raw: string[]; audit: () => string[] }> {
+async function serve(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ client: Client; raw: string[]; audit: () => string[] }> {
   const spec = writeFile(dir.dir, "issues.json", SPEC);
   const spawned = spawnCli(
     ["serve", spec, "--transport", "http", "--port", "0", "--base-url", api.url, "--audit-log", "-", ...args],
-    {},
+    env,
   );
   cleanups.push(async () => {
     spawned.child.kill("SIGTERM");
     await spawned.exited;
   });
-  const listening = /serving \d+ tools at (http:\/\/\S+\/mcp)/;
+  const listening = /serving \d+ tools .*?at (http:\/\/\S+\/mcp)/;
   await waitFor(() => listening.test(spawned.stderr()) || spawned.child.exitCode !== null, 20_000);
   const url = listening.exec(spawned.stderr())?.[1];
   if (!url) throw new Error(`serve did not start:\n${spawned.stderr()}`);
@@ -190,6 +202,8 @@ async function serve(args: string[]): Promise<{ client: Client; raw: string[]; a
 
 const call = async (client: Client, name: string, id: string): Promise<Result> =>
   (await client.callTool({ name, arguments: { id } })) as Result;
+
+const SECRET = "sk-live-4f2a9c7e1b";
 
 describe("serve: the API's hidden characters", () => {
   it("never reach the client by default; visible text arrives byte for byte, and the audit line counts them", async () => {
@@ -236,5 +250,22 @@ describe("serve: the API's hidden characters", () => {
     expect(textOf(refused)).toContain(`400 Bad Request\n${MARK}\nBad request${TAGGED}`);
     expect(hiddenIn(raw.join("\n"))).not.toEqual([]);
     expect(audit().join("\n")).not.toContain("hiddenCharactersRemoved");
+  });
+
+  it("are removed from call_tool's results in dynamic mode; a secret split by one is still masked", async () => {
+    const { client, raw } = await serve(["--mode", "dynamic"], { API_KEY_KEY: SECRET });
+    const split = `${SECRET.slice(0, 7)}\u200B${SECRET.slice(7)}`;
+    api.on("GET", "/echo/2", ({ res }) => {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(`${note.text} echo: ${split}`);
+    });
+    const called = (await client.callTool({
+      name: "call_tool",
+      arguments: { name: "getEcho", arguments: { id: "2" } },
+    })) as Result;
+    expect(called.isError ?? false, textOf(called)).toBe(false);
+    expect(textOf(called).startsWith(VISIBLE.join("\n"))).toBe(true);
+    expect(api.requests.at(-1)?.headers["x-key"]).toBe(SECRET);
+    expect(raw.join("\n")).not.toContain(SECRET);
+    expect(hiddenIn(raw.join("\n"))).toEqual([]);
   });
 });
