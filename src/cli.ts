@@ -146,6 +146,8 @@ function engineSettings(values: OptionValues): EngineSetupOptions {
     timeoutMs: values.timeoutMs,
     maxResponseBytes: values.maxResponseBytes,
     outputValidation: values.outputValidation,
+    responseText: values.responseText,
+    markResponseText: values.markResponseText,
     auditLog: values.auditLog,
     requireCredentials: values.requireCredentials,
     allowReadableSecretFiles: values.allowReadableSecretFiles,

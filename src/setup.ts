@@ -24,6 +24,8 @@ export interface EngineSetupOptions
       | "timeoutMs"
       | "maxResponseBytes"
       | "outputValidation"
+      | "responseText"
+      | "markResponseText"
       | "policies"
       | "deniedTools"
       | "approvalTimeoutMs"

@@ -87,6 +87,10 @@ export interface Settings {
   timeoutMs?: number;
   maxResponseBytes?: number;
   outputValidation?: "strict" | "warn" | "off";
+  /** Hidden characters in the API's text: removed or kept; `responseTextSources` by source id. */
+  responseText?: "strip" | "keep";
+  responseTextSources?: Record<string, "strip" | "keep">;
+  markResponseText?: boolean;
   allowInsecureHttp?: boolean;
   auditLog?: string;
   policy?: Record<string, PolicyDecision>;

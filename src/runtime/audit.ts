@@ -42,6 +42,8 @@ export interface AuditRecord {
   status?: number;
   /** The `${file:…}`/`${cmd:…}` references the call's credentials came from (never their values). */
   secrets?: string[];
+  /** Invisible and bidirectional control characters removed from the response's text (--response-text strip). */
+  hiddenCharactersRemoved?: number;
   durationMs: number;
   outcome: AuditOutcome;
 }

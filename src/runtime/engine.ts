@@ -40,6 +40,7 @@ import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
+import { ResponseText } from "./response-text.js";
 import { Masker, maskText, maskValue } from "./secrets.js";
 import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
@@ -69,6 +70,9 @@ export interface EngineOptions
     | "timeoutMs"
     | "maxResponseBytes"
     | "outputValidation"
+    | "responseText"
+    | "responseTextSources"
+    | "markResponseText"
     | "allowInsecureHttp"
     | "approvalTimeoutMs"
     | "rateLimits"
@@ -184,7 +188,14 @@ interface Sending {
 }
 type Recorder = (
   outcome: AuditOutcome,
-  extra?: { request?: PreparedRequest; status?: number; secrets?: string[]; references?: string[]; spanId?: string },
+  extra?: {
+    request?: PreparedRequest;
+    status?: number;
+    secrets?: string[];
+    references?: string[];
+    spanId?: string;
+    hidden?: number;
+  },
 ) => void;
 
 export class Engine implements ToolProvider {
@@ -527,6 +538,7 @@ export class Engine implements ToolProvider {
             arguments: loggedArguments(maskValue(args, secrets)),
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             ...(extra.references ? { secrets: extra.references } : {}),
+            ...(extra.hidden ? { hiddenCharactersRemoved: extra.hidden } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
@@ -611,6 +623,7 @@ export class Engine implements ToolProvider {
       ...(references.length > 0 ? { references } : {}),
       ...(prepared.spanId ? { spanId: prepared.spanId } : {}),
       ...(outcome.response ? { status: outcome.response.status } : {}),
+      ...(outcome.hidden ? { hidden: outcome.hidden } : {}),
     });
     const result =
       (await this.options.hooks?.afterResult?.({
@@ -634,7 +647,7 @@ export class Engine implements ToolProvider {
   private async send(
     { tool, request, secrets }: Prepared,
     context: CallContext,
-  ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse }> {
+  ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse; hidden?: number }> {
     let response: UpstreamResponse;
     const masker = new Masker(secrets);
     const maxBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -662,6 +675,7 @@ export class Engine implements ToolProvider {
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
     response = maskResponse({ response, masker, maxBytes });
+    const text = this.responseText(tool);
     const result = mapResponse({
       response,
       tool,
@@ -670,10 +684,18 @@ export class Engine implements ToolProvider {
       method: request.method,
       maxBytes,
       shownUrl,
+      text,
     });
     const success = response.status >= 200 && response.status < 300;
     const outcome: AuditOutcome = !success ? "http_error" : result.isError ? "output_mismatch" : "ok";
-    return { result, outcome, response };
+    return { result, outcome, response, hidden: text.removed };
+  }
+
+  /** How the API's text reaches the model for this tool: its source's setting, or the server's (default strip). */
+  private responseText(tool: Tool): ResponseText {
+    const { responseText, responseTextSources, markResponseText } = this.options;
+    const mode = responseTextSources?.[tool.source || "default"] ?? responseText ?? "strip";
+    return new ResponseText({ mode, mark: markResponseText === true });
   }
 
   private async askApproval(prepared: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {

@@ -9,6 +9,7 @@ import type { UpstreamResponse } from "./http.js";
 import { MAX_RESPONSE_DEPTH } from "./limits.js";
 import type { OutputValidation, ToolResult } from "./types.js";
 import { listMismatches } from "./mismatches.js";
+import { ResponseText } from "./response-text.js";
 import { type Mismatches, placeOf, type Validator } from "./validate.js";
 
 const EXCERPT_CHARS = 1_000;
@@ -26,6 +27,7 @@ export function mapResponse({
   method,
   maxBytes = Number.POSITIVE_INFINITY,
   shownUrl = (url) => url,
+  text: guard = new ResponseText({ mode: "strip", mark: false }),
 }: {
   response: UpstreamResponse;
   tool: Tool;
@@ -36,10 +38,12 @@ export function mapResponse({
   maxBytes?: number;
   /** How the URL shows in messages (masked and cut by the engine). */
   shownUrl?: (url: string) => string;
+  /** What the API's text looks like to the model (hidden characters, the data mark); it counts what it removes. */
+  text?: ResponseText;
 }): ToolResult {
   const where = `[${method}] "${shownUrl(response.url)}"`;
   const contentType = response.headers["content-type"] ?? "";
-  if (response.status < 200 || response.status >= 300) return failure({ response, where });
+  if (response.status < 200 || response.status >= 300) return failure({ response, where, guard });
   const promisesJson = tool.outputSchema !== undefined && outputValidation === "strict";
   if (response.body.length === 0) {
     if (promisesJson)
@@ -56,11 +60,11 @@ export function mapResponse({
     };
   }
   if (isJsonMediaType(contentType) || (promisesJson && contentType === ""))
-    return json({ response, tool, validator, outputValidation, where, maxBytes });
+    return json({ response, tool, validator, outputValidation, where, maxBytes, guard });
   // A tool with an output schema must answer with structured content; MCP clients refuse the whole call otherwise.
   if (promisesJson) {
     return errorResult(
-      `${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${excerpt(response)}`,
+      `${where}: ${response.status} ${response.statusText}, but the content is ${contentType}, not the JSON this tool's output schema promises. Excerpt:\n${guard.marked(excerpt(response, guard))}`,
     );
   }
   const media = parseMediaType(contentType);
@@ -71,7 +75,7 @@ export function mapResponse({
     media.suffix === "xml" ||
     media.subtype === "x-www-form-urlencoded"
   ) {
-    const text = textOf(response);
+    const text = guard.marked(guard.text(textOf(response)));
     return { content: [{ type: "text", text: response.truncated ? `${text}\n${truncationNote(response)}` : text }] };
   }
   // A cut image or file is useless: say so rather than hand over broken bytes.
@@ -92,6 +96,7 @@ function json({
   outputValidation,
   where,
   maxBytes,
+  guard,
 }: {
   response: UpstreamResponse;
   tool: Tool;
@@ -99,6 +104,7 @@ function json({
   outputValidation: OutputValidation;
   where: string;
   maxBytes: number;
+  guard: ResponseText;
 }): ToolResult {
   if (response.truncated) {
     return errorResult(
@@ -110,7 +116,7 @@ function json({
     data = JSON.parse(textOf(response));
   } catch {
     return errorResult(
-      `${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${excerpt(response)}`,
+      `${where}: the upstream said it sent JSON but the body is not valid JSON. Excerpt:\n${guard.marked(excerpt(response, guard))}`,
     );
   }
   // Measured before anything recursive (stringify, validation, masking) runs on it, which a deep enough body
@@ -121,7 +127,11 @@ function json({
       `${where}: the JSON response is nested more than ${MAX_RESPONSE_DEPTH} levels deep (at ${shortPointer(deep, 80)}), more than this server handles, so it cannot be used.`,
     );
   }
-  const text = JSON.stringify(data);
+  // Hidden characters go before the output schema's check, which then checks what is sent: a client that checks
+  // structured content against the schema itself (the SDK's does) sees the same result.
+  const visible = guard.json({ value: data, json: JSON.stringify(data) });
+  data = visible.value;
+  const text = visible.json;
   // Written out again, JSON can grow (`1e20` is 21 digits): the result, which carries it twice (as text and as
   // structured content), is held to the limit as the body was.
   if (text.length > maxBytes) {
@@ -133,34 +143,53 @@ function json({
   const isObject = structured !== null && typeof structured === "object" && !Array.isArray(structured);
   if (outputValidation === "off" || !tool.outputSchema) {
     return isObject
-      ? { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> }
-      : { content: [{ type: "text", text }] };
+      ? {
+          content: [{ type: "text", text: guard.marked(text) }],
+          structuredContent: structured as Record<string, unknown>,
+        }
+      : { content: [{ type: "text", text: guard.marked(text) }] };
   }
   const mismatches: Mismatches = isObject
     ? validator.output(tool, structured)
     : [{ pointer: "", message: "must be an object" }];
   if (mismatches.length === 0)
-    return { content: [{ type: "text", text }], structuredContent: structured as Record<string, unknown> };
+    return {
+      content: [{ type: "text", text: guard.marked(text) }],
+      structuredContent: structured as Record<string, unknown>,
+    };
   const listed = describeMismatches(mismatches, tool.outputWrapped === true);
   if (outputValidation === "strict") {
     return errorResult(
-      `${where}: the response does not match the tool's output schema (${listed}). The upstream API differs from its description; the raw response was:\n${text.slice(0, EXCERPT_CHARS)}`,
+      `${where}: the response does not match the tool's output schema (${listed}). The upstream API differs from its description; the raw response was:\n${guard.marked(text.slice(0, EXCERPT_CHARS))}`,
     );
   }
   // warn: the data, with the mismatch said plainly (no outputSchema is advertised in this mode).
   return {
-    content: [{ type: "text", text: `${text}\n[note: this response does not match the documented schema: ${listed}]` }],
+    content: [
+      {
+        type: "text",
+        text: `${guard.marked(text)}\n[note: this response does not match the documented schema: ${listed}]`,
+      },
+    ],
   };
 }
 
-function failure({ response, where }: { response: UpstreamResponse; where: string }): ToolResult {
+function failure({
+  response,
+  where,
+  guard,
+}: {
+  response: UpstreamResponse;
+  where: string;
+  guard: ResponseText;
+}): ToolResult {
   const lines = [`${where}: ${response.status} ${response.statusText}`.trimEnd()];
-  const body = excerpt(response);
-  if (body) lines.push(body);
+  const body = excerpt(response, guard);
+  if (body) lines.push(guard.marked(body));
   const hint =
     HINTS[response.status] ??
     (response.status >= 500 ? "The API failed on its side; trying again later may work." : undefined);
-  if (hint) lines.push(response.status === 429 ? `${hint}${retryAfter(response.headers["retry-after"])}` : hint);
+  if (hint) lines.push(response.status === 429 ? `${hint}${retryAfter(response.headers["retry-after"], guard)}` : hint);
   return errorResult(lines.join("\n"));
 }
 
@@ -175,8 +204,9 @@ const HINTS: Record<number, string> = {
 };
 
 /** Retry-After is a number of seconds or an HTTP date. */
-function retryAfter(value: string | undefined): string {
-  if (value === undefined) return "";
+function retryAfter(header: string | undefined, guard: ResponseText): string {
+  if (header === undefined) return "";
+  const value = guard.text(header);
   const seconds = value.trim();
   if (/^\d+$/.test(seconds)) return ` It asks to wait ${seconds} second${seconds === "1" ? "" : "s"} (Retry-After).`;
   return ` It asks to wait until ${seconds} (Retry-After).`;
@@ -193,8 +223,11 @@ function describeMismatches(mismatches: Mismatches, wrapped: boolean): string {
     : listed;
 }
 
-function excerpt(response: UpstreamResponse): string {
-  const text = textOf(response).trim();
+/** The body's start, hidden characters removed first so that the excerpt is as long as what shows. */
+function excerpt(response: UpstreamResponse, guard: ResponseText): string {
+  const body = textOf(response);
+  const json = !response.truncated && isJsonMediaType(response.headers["content-type"] ?? "");
+  const text = guard.text(json ? guard.jsonBody(body) : body).trim();
   return text.length > EXCERPT_CHARS || response.truncated ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 

@@ -33,6 +33,7 @@ export function withSettings({
     approvalTimeoutMs: given.approvalTimeoutMs ?? (approval !== undefined ? approval * 1000 : undefined),
     rateLimits: given.rateLimits ?? settings?.rateLimits,
     inFlight: given.inFlight ?? settings?.inFlight,
+    responseTextSources: given.responseTextSources ?? settings?.responseTextSources,
     stateSecrets: given.stateSecrets,
     secrets: settings?.secrets,
   };

@@ -28,6 +28,8 @@ export interface OptionValues
     | "timeoutMs"
     | "maxResponseBytes"
     | "outputValidation"
+    | "responseText"
+    | "markResponseText"
     | "auditLog"
     | "requireCredentials"
     | "allowInsecureHttp"

@@ -117,6 +117,7 @@ describe("defaults", () => {
       timeout: DEFAULT_TIMEOUT_MS,
       "max-response-bytes": 1024 * 1024,
       "output-validation": "strict",
+      "response-text": "strip",
       policy: "destructive=approve",
       "session-idle-timeout": DEFAULT_SESSION_LIMITS.idleTimeoutMs / 1000,
       "max-sessions": DEFAULT_SESSION_LIMITS.maxSessions,
