@@ -4,8 +4,8 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
-import { type AuditLog, type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
+import type { Tool } from "../catalog/types.js";
+import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import {
   applyCredentials,
@@ -16,10 +16,10 @@ import {
 } from "./credentials.js";
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
-import { type ProfileBudgets, profileBudgetKeys } from "./profile-budgets.js";
+import { profileBudgetKeys } from "./profile-budgets.js";
 import { type Admission, InFlightGate } from "./in-flight.js";
 import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
-import { type Dispatcher, send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
+import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import {
   clipText,
   DEFAULT_MAX_ARGUMENT_VALUES,
@@ -29,12 +29,7 @@ import {
 } from "./limits.js";
 import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
-import {
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_TIMEOUT_MS,
-  type RuntimeSettings,
-} from "./options.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import { DEFAULT_POLICIES, type Policies, parsePolicies, resolve as resolvePolicy, isListed } from "./policy.js";
 import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
@@ -63,99 +58,9 @@ import type { SecretSources } from "./secret-sources.js";
 import { RequestStates } from "./request-state.js";
 import { stateRefusalMessage } from "./state-refusals.js";
 
-/** The engine's settings from the options table, plus what a program or a test wires in. */
-export interface EngineOptions
-  extends Pick<
-    RuntimeSettings,
-    | "timeoutMs"
-    | "maxResponseBytes"
-    | "outputValidation"
-    | "responseText"
-    | "responseTextSources"
-    | "markResponseText"
-    | "allowInsecureHttp"
-    | "approvalTimeoutMs"
-    | "rateLimits"
-    | "maxInFlight"
-    | "maxInFlightPerPrincipal"
-    | "maxQueued"
-    | "queueTimeoutMs"
-    | "inFlight"
-  > {
-  catalog: Catalog;
-  /** Where credentials and `${VAR}` in static headers come from (default: the process environment). */
-  env?: Environment;
-  dispatcher?: Dispatcher;
-  retryDelaysMs?: number[];
-  policies?: Policies;
-  audit?: AuditLog;
-  tokens?: TokenSource;
-  /** Where `${file:…}` and `${cmd:…}` references are resolved (default: files only, shared by the process). */
-  secretSources?: SecretSources;
-  /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
-  clock?: () => number;
-  /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */
-  maxArgumentBytes?: number;
-  /** Arguments holding more values (scalars, arrays, objects) are refused unchecked (default 100,000). */
-  maxArgumentValues?: number;
-  /** Arguments with a longer array are refused unchecked (default 10,000 items). */
-  maxArrayItems?: number;
-  hooks?: EngineHooks;
-  /**
-   * Signs and checks the state of calls waiting for approval that a client carries (beginCall, resumeCall).
-   * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
-   */
-  requestStates?: RequestStates;
-  /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
-  userCredentials?: UserCredentialMap;
-  /** The profile this engine serves (withProfile): named on audit lines, its budgets counted per caller. */
-  profile?: { name: string; budgets?: ProfileBudgets };
-  /**
-   * A caller's own in-flight limits (its profile's), over the defaults and the source's: how many of its calls
-   * may be in flight at one origin, wait there, and for how long. Not the origin's limit, which protects the API.
-   */
-  inFlightFor?: (caller: Caller | undefined) => CallerInFlight | undefined;
-}
+import type { CallerInFlight, EngineOptions, EngineProfile, Shared } from "./engine-options.js";
 
-/** What withProfile narrows: the tools a profile has, and its policy entries (after the server's). */
-export interface EngineProfile {
-  name: string;
-  tools: (tool: Tool) => boolean;
-  policy?: string[];
-  budgets?: ProfileBudgets;
-  /** Its callers' own in-flight limits, over those `inFlightFor` gives. */
-  inFlight?: CallerInFlight;
-  /** The per-user schemes its callers bring their own value for; absent: all of them. */
-  userSchemes?: string[];
-}
-
-/** What every profile's engine shares with the engine it came from: limits, token caches, approval keys. */
-interface Shared {
-  validator: Validator;
-  limiter: RateLimiter;
-  tokens: TokenSource;
-  gate: InFlightGate;
-}
-
-/** What a profile may set for its callers (in-flight.ts). */
-export type CallerInFlight = Pick<InFlightLimits, "maxInFlightPerPrincipal" | "maxQueued" | "queueTimeoutMs">;
-
-/** Where a team's own code joins a call (generated projects wire `src/custom/hooks.ts` here). */
-export interface EngineHooks {
-  /** The request about to be sent, credentials added; return a changed one to send that instead. */
-  beforeRequest?(context: {
-    tool: Tool;
-    arguments: Record<string, unknown>;
-    request: PreparedRequest;
-  }): PreparedRequest | undefined | Promise<PreparedRequest | undefined>;
-  /** The result before it goes to the client (secrets are masked after this); return a changed one to use it. */
-  afterResult?(context: {
-    tool: Tool;
-    arguments: Record<string, unknown>;
-    result: ToolResult;
-  }): ToolResult | undefined | Promise<ToolResult | undefined>;
-}
-
+export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 /** Mismatches of arguments named in an error result; the rest are counted. */
