@@ -119,6 +119,19 @@ describe("deploy/kubernetes.yaml", () => {
   });
 });
 
+describe("the README's Production section", () => {
+  it("names the files and says what a 2025 client without stickiness gets, as the endpoint answers it", () => {
+    const readme = readFileSync(`${ROOT}README.md`, "utf8");
+    const section = readme.slice(readme.indexOf("## Production"), readme.indexOf("## Security"));
+    for (const file of ["compose.yaml", "kubernetes.yaml", "haproxy.cfg", "Dockerfile"])
+      expect(section).toContain(file);
+    const endpoint = readFileSync(`${ROOT}src/server/endpoint.ts`, "utf8");
+    expect(endpoint).toContain('status: 404, code: -32001, message: "Session not found"');
+    expect(section).toMatch(/`404` with the JSON-RPC error `-32001`\s+"Session not found"/);
+    expect(section).toContain("`--state redis://…`; needs the shared state work");
+  });
+});
+
 describe("the check itself", () => {
   it("names what serve would not read: a generated server's variable, a mistyped flag, one replica", async () => {
     const { replicas } = compose();
