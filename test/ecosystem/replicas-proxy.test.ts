@@ -7,6 +7,8 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { example } from "../support/fixtures.js";
 import { spawnCli, textOf, waitFor } from "../support/guard.js";
@@ -105,5 +107,27 @@ describe("three replicas behind a round-robin load balancer", () => {
     // went to replica 2, which never saw it.
     await expect(legacyClient(`${balancer.url}/mcp`)).rejects.toThrow(/Session not found/);
     expect(balancer.counts).toEqual([1, 1, 0]);
+  });
+
+  it("streams an event stream through as it is written, headers and all", async () => {
+    let finish = () => {};
+    const events = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "x-seen-header": String(req.headers["x-probe"]) });
+      res.write("data: first\n\n");
+      finish = () => res.end("data: last\n\n");
+    });
+    await new Promise<void>((resolve) => events.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => events.close(resolve)));
+    const { port } = events.address() as AddressInfo;
+    const balancer = await startRoundRobinProxy({ upstreams: [`http://127.0.0.1:${port}`] });
+    cleanups.push(() => balancer.close());
+    const response = await fetch(`${balancer.url}/stream`, { headers: { "x-probe": "passed" } });
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("x-seen-header")).toBe("passed");
+    const reader = response.body!.getReader();
+    // The first event arrives while the upstream still holds the response open.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n");
+    finish();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: last\n\n");
   });
 });
