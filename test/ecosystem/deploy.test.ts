@@ -1,0 +1,148 @@
+// The deployment files of deploy/ (compose.yaml, kubernetes.yaml) against openapi-mcp's own options: docker and
+// kubectl cannot run here, so each file is parsed and what it asks of `serve` is read by `serve`'s own option
+// reader. Every flag is one `serve` declares; every variable is one `serve` reads (the table's `cliEnv`), the one
+// named by --auth-token-env, or a credential of the mounted document; replicas ≥ 2; probes on /healthz at the
+// port served; the shared state at the Redis service of the same file; MCP_STATE_SECRET from a secret, one for all.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import { readServeOptions } from "../../src/cli.js";
+import { credentialVariables } from "../../src/catalog/security.js";
+import { loadCatalog } from "../../src/load/index.js";
+import { RUNTIME_OPTIONS } from "../../src/runtime/options.js";
+import { example, ROOT } from "../support/fixtures.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML, read by the paths the file formats define
+type Doc = Record<string, any>;
+
+const read = (name: string): string => readFileSync(`${ROOT}deploy/${name}`, "utf8");
+/** `--state` arrives with the shared state work: until its row is in the table, the flag is set aside here. */
+const STATE_KNOWN = RUNTIME_OPTIONS.some((option) => option.name === "state");
+const SERVE_READS = new Set(RUNTIME_OPTIONS.flatMap((option) => (option.cliEnv ? [option.cliEnv] : [])));
+
+/** One kind of replica as a deployment file runs it: its command line, its variables, how many run. */
+interface Replicas {
+  args: string[];
+  env: string[];
+  replicas: number;
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const at = args.indexOf(`--${name}`);
+  return at < 0 ? undefined : args[at + 1];
+}
+
+/** What is wrong with these replicas for `serve`, in words; empty when nothing. */
+async function problems({ args, env, replicas }: Replicas): Promise<string[]> {
+  const found: string[] = [];
+  if (args[0] !== "serve") found.push(`the command is not serve: ${args[0]}`);
+  const state = flag(args, "state");
+  const known =
+    STATE_KNOWN || state === undefined ? args : args.filter((a, i) => a !== "--state" && args[i - 1] !== "--state");
+  try {
+    const values = readServeOptions(known.slice(1));
+    if (values.transport !== "http") found.push("not --transport http");
+    if (values.host !== "0.0.0.0") found.push("not listening on every address (--host 0.0.0.0)");
+  } catch (error) {
+    found.push(`serve refuses its options: ${(error as Error).message}`);
+  }
+  const credentials = (await loadCatalog(example("petstore.openapi.yaml"))).credentials;
+  const readable = new Set([
+    ...SERVE_READS,
+    ...(flag(args, "auth-token-env") ? [flag(args, "auth-token-env")!] : []),
+    ...Object.values(credentials).flatMap((credential) => credentialVariables(credential)),
+  ]);
+  for (const name of env) if (!readable.has(name)) found.push(`serve does not read ${name}`);
+  if (replicas < 2) found.push(`${replicas} replica(s)`);
+  if (!env.includes("MCP_STATE_SECRET")) found.push("no MCP_STATE_SECRET: approvals resume only where asked");
+  return found;
+}
+
+function compose(): { file: Doc; mcp: Doc; replicas: Replicas } {
+  const file = parse(read("compose.yaml")) as Doc;
+  const mcp = file.services.mcp as Doc;
+  const replicas = { args: mcp.command, env: Object.keys(mcp.environment), replicas: mcp.deploy.replicas };
+  return { file, mcp, replicas };
+}
+
+function kubernetes(): { docs: Doc[]; container: Doc; deployment: Doc; replicas: Replicas } {
+  const docs = parseAllDocuments(read("kubernetes.yaml")).map((doc) => doc.toJS() as Doc);
+  const deployment = docs.find((doc) => doc.kind === "Deployment")!;
+  const container = deployment.spec.template.spec.containers[0] as Doc;
+  const env = (container.env as Doc[]).map((variable) => variable.name as string);
+  return { docs, container, deployment, replicas: { args: container.args, env, replicas: deployment.spec.replicas } };
+}
+
+describe("deploy/compose.yaml", () => {
+  it("runs serve as serve reads it: known flags and variables, 3 replicas, MCP_STATE_SECRET", async () => {
+    expect(await problems(compose().replicas)).toEqual([]);
+  });
+
+  it("probes /healthz on the port served, shares state through its redis service, the secret from outside", () => {
+    const { file, mcp, replicas } = compose();
+    expect(mcp.healthcheck.test.join(" ")).toContain(`:${flag(replicas.args, "port")}/healthz`);
+    const state = new URL(flag(replicas.args, "state") ?? "");
+    expect(state.protocol).toBe("redis:");
+    expect(file.services[state.hostname]?.image).toMatch(/^(redis|valkey)/);
+    expect(mcp.depends_on[state.hostname]).toBeDefined();
+    // One value for the service, so for all its replicas, from the operator's environment, never written here.
+    expect(mcp.environment.MCP_STATE_SECRET).toMatch(/^\$\{MCP_STATE_SECRET:\?/);
+    expect(read("haproxy.cfg")).toMatch(/option httpchk GET \/healthz/);
+  });
+});
+
+describe("deploy/kubernetes.yaml", () => {
+  it("runs serve as serve reads it: known flags and variables, 3 replicas, MCP_STATE_SECRET", async () => {
+    expect(await problems(kubernetes().replicas)).toEqual([]);
+  });
+
+  it("probes /healthz on the port served, shares state through its Redis Service, the secret from a Secret", () => {
+    const { docs, container, replicas } = kubernetes();
+    const port = Number(flag(replicas.args, "port"));
+    expect(container.ports).toContainEqual({ name: "http", containerPort: port });
+    for (const probe of [container.readinessProbe, container.livenessProbe])
+      expect(probe.httpGet).toEqual({ path: "/healthz", port: "http" });
+    const state = new URL(flag(replicas.args, "state") ?? "");
+    const service = docs.find((doc) => doc.kind === "Service" && doc.metadata.name === state.hostname);
+    expect(service?.spec.ports.map((p: Doc) => p.port)).toContain(Number(state.port));
+    const redis = docs.find(
+      (doc) => doc.kind === "StatefulSet" && doc.spec.template.metadata.labels.app === service?.spec.selector.app,
+    );
+    expect(redis?.spec.template.spec.containers[0].image).toMatch(/^(redis|valkey)/);
+    // Every variable from the one Secret the file defines: no literal value, the same for all replicas.
+    const secret = docs.find((doc) => doc.kind === "Secret");
+    for (const variable of container.env as Doc[]) {
+      expect(variable.valueFrom?.secretKeyRef?.name).toBe(secret?.metadata.name);
+      expect(Object.keys(secret?.stringData)).toContain(variable.valueFrom.secretKeyRef.key);
+    }
+  });
+});
+
+describe("the README's Production section", () => {
+  it("names the files and says what a 2025 client without stickiness gets, as the endpoint answers it", () => {
+    const readme = readFileSync(`${ROOT}README.md`, "utf8");
+    const section = readme.slice(readme.indexOf("## Production"), readme.indexOf("## Security"));
+    for (const file of ["compose.yaml", "kubernetes.yaml", "haproxy.cfg", "Dockerfile"])
+      expect(section).toContain(file);
+    const endpoint = readFileSync(`${ROOT}src/server/endpoint.ts`, "utf8");
+    expect(endpoint).toContain('status: 404, code: -32001, message: "Session not found"');
+    expect(section).toMatch(/`404` with the JSON-RPC error `-32001`\s+"Session not found"/);
+    expect(section).toContain("`--state redis://…`; needs the shared state work");
+  });
+});
+
+describe("the check itself", () => {
+  it("names what serve would not read: a generated server's variable, a mistyped flag, one replica", async () => {
+    const { replicas } = compose();
+    const found = await problems({
+      args: [...replicas.args, "--stateles"],
+      env: [...replicas.env, "MCP_TRANSPORT"].filter((name) => name !== "MCP_STATE_SECRET"),
+      replicas: 1,
+    });
+    expect(found.join("\n")).toMatch(/unknown option '--stateles'/);
+    expect(found).toContain("serve does not read MCP_TRANSPORT");
+    expect(found).toContain("1 replica(s)");
+    expect(found).toContain("no MCP_STATE_SECRET: approvals resume only where asked");
+  });
+});

@@ -1,0 +1,98 @@
+// A load balancer for tests: an HTTP proxy on 127.0.0.1 sending each request to the next of N upstreams in turn,
+// bodies streamed both ways (a notification stream or an SSE answer passes through as it is written), every header
+// passed on as sent but Host, which names the upstream (as nginx's `proxy_pass` does by default: a replica on
+// loopback accepts only its own loopback Host, against DNS rebinding). In sticky mode it learns each session from
+// the `Mcp-Session-Id` header of the response that opened it and sends that session's later requests to the same
+// upstream, as HAProxy's `stick store-response res.hdr(mcp-session-id)` does; requests without a known session go
+// round robin. Used by the replica tests (three `serve --transport http` processes behind it).
+
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RoundRobinProxy {
+  /** `http://127.0.0.1:<port>`; append the endpoint's path (`/mcp`). */
+  url: string;
+  /** Requests sent to each upstream, by the upstream's index. */
+  counts: number[];
+  /** A dead upstream gets no more requests (a load balancer's failed health check). */
+  disable: (index: number) => void;
+  close: () => Promise<void>;
+}
+
+/** `upstreams`: origins or URLs; a request keeps its own path and query. */
+export async function startRoundRobinProxy({
+  upstreams,
+  sticky = false,
+}: {
+  upstreams: string[];
+  sticky?: boolean;
+}): Promise<RoundRobinProxy> {
+  const origins = upstreams.map((u) => new URL(u));
+  const counts = origins.map(() => 0);
+  const disabled = new Set<number>();
+  const sessions = new Map<string, number>();
+  let next = 0;
+
+  const pick = (req: IncomingMessage): number => {
+    const session = sticky ? header(req, "mcp-session-id") : undefined;
+    const held = session === undefined ? undefined : sessions.get(session);
+    if (held !== undefined) return held;
+    for (let tries = 0; tries < origins.length; tries++) {
+      const index = next++ % origins.length;
+      if (!disabled.has(index)) return index;
+    }
+    return -1;
+  };
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const index = pick(req);
+    const origin = origins[index];
+    if (!origin) {
+      res.writeHead(503, { "content-type": "text/plain" }).end("no upstream available");
+      return;
+    }
+    counts[index] = (counts[index] ?? 0) + 1;
+    const upstream = request(
+      {
+        host: origin.hostname,
+        port: origin.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: origin.host },
+      },
+      (answer) => {
+        const session = header(answer, "mcp-session-id");
+        if (sticky && session !== undefined) sessions.set(session, index);
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+        // Each chunk goes on as it arrives: Node writes a streamed (chunked) response's chunks at once.
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("upstream unreachable");
+      else res.destroy();
+    });
+    // The client went away (a cancelled stream): so does the request upstream.
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  };
+
+  const server: Server = createServer(forward);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    disable: (index) => disabled.add(index),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function header(message: IncomingMessage, name: string): string | undefined {
+  const value = message.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
