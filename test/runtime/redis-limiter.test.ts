@@ -128,6 +128,28 @@ describe("RedisRateLimiter: Redis lost while serving", () => {
     }
   });
 
+  it("fails closed within the command timeout when Redis stops answering, and recovers when it answers again", async () => {
+    const connection = await connectRedis({ url: server.url, log, commandTimeoutMs: 300 });
+    const limiter = new RedisRateLimiter({ redis: connection, log });
+    const keys = [{ key: "tool:frozen", limit: { requests: 1000, windowSeconds: 1 } }];
+    try {
+      expect(await limiter.acquire({ keys })).toEqual({ ok: true });
+      server.freeze();
+      const started = Date.now();
+      expect(await limiter.acquire({ keys })).toEqual({
+        ok: false,
+        unavailable: expect.stringContaining("Redis unreachable"),
+      });
+      // Bounded by the command timeout, not hanging until the connection gives up.
+      expect(Date.now() - started).toBeLessThan(2_000);
+      server.thaw();
+      await expect.poll(async () => (await limiter.acquire({ keys })).ok, { timeout: 10_000 }).toBe(true);
+    } finally {
+      server.thaw();
+      await connection.close();
+    }
+  });
+
   it("fails open when told, warning once per outage", async () => {
     const connection = await connectRedis({ url: server.url, log, commandTimeoutMs: 500 });
     const warnings: string[] = [];

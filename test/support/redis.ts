@@ -47,11 +47,21 @@ export class RedisServer {
     }
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers, as with a hung host or lost network. */
+  freeze(): void {
+    this.process?.kill("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.process?.kill("SIGCONT");
+  }
+
   /** Stops the server (SIGKILL: an abrupt outage) and waits for it to exit. */
   async stop(): Promise<void> {
     const child = this.process;
     this.process = undefined;
     if (!child || child.exitCode !== null) return;
+    child.kill("SIGCONT");
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;

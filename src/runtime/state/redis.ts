@@ -74,12 +74,25 @@ export async function connectRedis({
   // The server's own listeners keep the process alive; an open Redis connection alone must not (e.g. `call`).
   client.unref();
   return {
-    sendCommand: (args) => client.sendCommand(args),
+    sendCommand: (args) => answered({ reply: client.sendCommand(args), ms: commandTimeoutMs }),
     close: async () => {
       if (client.isOpen) await client.close();
       else client.destroy();
     },
   };
+}
+
+/**
+ * `reply`, or a rejection after `ms`: node-redis's own command timeout stops at the write, so a Redis that stops
+ * answering (stopped process, lost network) would hang the call. A late reply is consumed and dropped.
+ */
+function answered({ reply, ms }: { reply: Promise<unknown>; ms: number }): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  reply.catch(() => {});
+  return Promise.race([reply, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The `--state` value checked: `memory`, or a redis:// or rediss:// URL. */
