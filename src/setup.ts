@@ -13,6 +13,7 @@ import type { Engine } from "./runtime/engine.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
 import type { HttpRoute } from "./runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
+import { openSharedState } from "./runtime/state/shared-state.js";
 import { userCredentialModes } from "./runtime/user-credential-modes.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
@@ -26,6 +27,9 @@ export interface EngineSetupOptions
       | "outputValidation"
       | "responseText"
       | "markResponseText"
+      | "state"
+      | "stateFallback"
+      | "stateFail"
       | "policies"
       | "deniedTools"
       | "approvalTimeoutMs"
@@ -80,12 +84,15 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     : (options.env ?? process.env);
   // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
   const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp });
+  const given = withSettings({ settings, given: { ...options, allowInsecureHttp } });
+  // Redis, when --state names one: unreachable now stops the start (or falls back to memory when told to).
+  const shared = await openSharedState({ ...given, log });
   const engine = startEngine({
     catalog,
     env,
     log,
-    ...defined({ userCredentials: modes.userCredentials }),
-    ...withSettings({ settings, given: { ...options, allowInsecureHttp } }),
+    ...defined({ userCredentials: modes.userCredentials, limiter: shared.limiter }),
+    ...given,
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
   });
   return { catalog, load, engine, env, routes: modes.routes, ...(settings ? { settings } : {}) };

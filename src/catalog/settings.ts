@@ -91,6 +91,10 @@ export interface Settings {
   responseText?: "strip" | "keep";
   responseTextSources?: Record<string, "strip" | "keep">;
   markResponseText?: boolean;
+  /** Shared state of replicas: `memory` or a Redis URL, and what to do when Redis is unreachable. */
+  state?: string;
+  stateFallback?: "memory";
+  stateFail?: "closed" | "open";
   allowInsecureHttp?: boolean;
   auditLog?: string;
   policy?: Record<string, PolicyDecision>;

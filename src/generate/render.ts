@@ -29,7 +29,17 @@ const RENAMED: Record<string, string> = {
   dockerignore: ".dockerignore",
   gitignore: ".gitignore",
 };
-const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ajv", "ajv-formats", "jose", "re2js", "undici", "yaml"];
+const RUNTIME_DEPENDENCIES = [
+  "@modelcontextprotocol/server",
+  "ajv",
+  "ajv-formats",
+  "jose",
+  "re2js",
+  // Loaded only when --state names a Redis (runtime/state/redis.ts).
+  "redis",
+  "undici",
+  "yaml",
+];
 // The smoke test's MCP client.
 const DEVELOPMENT_DEPENDENCIES = ["@modelcontextprotocol/client", "@types/node", "typescript"];
 

@@ -18,6 +18,7 @@ export const RUNTIME_ENTRIES = [
   "runtime/profiled.ts",
   "runtime/settings.ts",
   "runtime/user-credential-modes.ts",
+  "runtime/state/shared-state.ts",
   "server/index.ts",
   "load/settings.ts",
 ];

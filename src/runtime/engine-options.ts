@@ -10,7 +10,7 @@ import type { TokenSource } from "./oauth.js";
 import type { RuntimeSettings } from "./options.js";
 import type { Policies } from "./policy.js";
 import type { ProfileBudgets } from "./profile-budgets.js";
-import type { RateLimiter } from "./rate-limit.js";
+import type { Limiter } from "./rate-limit.js";
 import type { RequestStates } from "./request-state.js";
 import type { SecretSources } from "./secret-sources.js";
 import type { Caller, PreparedRequest, ToolResult } from "./types.js";
@@ -60,6 +60,8 @@ export interface EngineOptions
    * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
    */
   requestStates?: RequestStates;
+  /** Where rate limits are counted: shared by replicas (state/shared-state.ts); default this process's memory. */
+  limiter?: Limiter;
   /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
   userCredentials?: UserCredentialMap;
   /** The profile this engine serves (withProfile): named on audit lines, its budgets counted per caller. */
@@ -86,7 +88,7 @@ export interface EngineProfile {
 /** What every profile's engine shares with the engine it came from: limits, token caches, approval keys. */
 export interface Shared {
   validator: Validator;
-  limiter: RateLimiter;
+  limiter: Limiter;
   tokens: TokenSource;
   gate: InFlightGate;
 }

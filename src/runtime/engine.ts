@@ -31,7 +31,7 @@ import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import { DEFAULT_POLICIES, type Policies, parsePolicies, resolve as resolvePolicy, isListed } from "./policy.js";
-import { RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
+import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
@@ -108,7 +108,7 @@ export class Engine implements ToolProvider {
   private readonly validator: Validator;
   private readonly outputValidation: OutputValidation;
   private readonly policies: Policies;
-  private readonly limiter: RateLimiter;
+  private readonly limiter: Limiter;
   private readonly gate: InFlightGate;
   private readonly tokens: TokenSource;
   private listed: ListedTool[] | undefined;
@@ -122,7 +122,7 @@ export class Engine implements ToolProvider {
     this.validator = shared?.validator ?? new Validator({ definitions: options.catalog.definitions });
     this.outputValidation = options.outputValidation ?? "strict";
     this.policies = options.policies ?? DEFAULT_POLICIES;
-    this.limiter = shared?.limiter ?? new RateLimiter(options.clock ? { clock: options.clock } : {});
+    this.limiter = shared?.limiter ?? options.limiter ?? new RateLimiter(options.clock ? { clock: options.clock } : {});
     this.gate = shared?.gate ?? new InFlightGate();
     this.tokens =
       shared?.tokens ??
@@ -495,7 +495,12 @@ export class Engine implements ToolProvider {
   private async rateLimitAndSend({ prepared: first, name, args, context, record }: Sending): Promise<ToolResult> {
     let prepared = first;
     const budgets = this.budgetKeys(prepared.tool, context);
-    const admission = this.limiter.tryAcquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
+    const admission = await this.limiter.acquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
+    if (!admission.ok && "unavailable" in admission) {
+      // A shared limit nobody can check is not a limit: send nothing (--state-fail open chooses otherwise).
+      record("rate_limited", prepared);
+      return errorResult(`${name}: ${admission.unavailable}; nothing was sent. Try again later.`);
+    }
     if (!admission.ok) {
       record("rate_limited", prepared);
       const what =

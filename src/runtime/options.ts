@@ -341,6 +341,37 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     help: "signs the state of calls awaiting approval, so any replica with it can resume them (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
   },
   {
+    name: "state",
+    key: "state",
+    engine: true,
+    kind: "text",
+    env: "MCP_STATE",
+    cliEnv: "MCP_STATE",
+    value: "memory|redis://…",
+    setting: "state",
+    default: "memory",
+    help: "where replicas share their state (rate limits): this process's memory, or a Redis (or Valkey) redis:// or rediss:// URL; unreachable at start: the server does not start",
+  },
+  {
+    name: "state-fallback",
+    key: "stateFallback",
+    engine: true,
+    kind: { choices: ["memory"] },
+    env: "MCP_STATE_FALLBACK",
+    setting: "stateFallback",
+    help: "memory: start with this process's memory when the --state Redis cannot be reached (warns; limits then count per replica)",
+  },
+  {
+    name: "state-fail",
+    key: "stateFail",
+    engine: true,
+    kind: { choices: ["closed", "open"] },
+    env: "MCP_STATE_FAIL",
+    setting: "stateFail",
+    default: "closed",
+    help: "while the --state Redis is lost: closed refuses rate-limited calls (nothing sent); open sends them unchecked (warns)",
+  },
+  {
     name: "session-idle-timeout",
     key: "idleTimeoutMs",
     in: "sessions",
@@ -510,6 +541,10 @@ export interface RuntimeSettings {
   deniedTools?: DenyMode;
   /** How long a human has to approve a call (default 5 minutes); no answer means no. */
   approvalTimeoutMs?: number;
+  /** `memory` or a Redis URL; what to do when Redis is unreachable at start and while serving (state/shared-state.ts). */
+  state?: string;
+  stateFallback?: "memory";
+  stateFail?: "closed" | "open";
   /** Secrets signing the state of calls waiting for approval: the first signs, all verify (default: a random key). */
   stateSecrets?: string[];
   /** A file for JSON lines, or "-" for stderr. */

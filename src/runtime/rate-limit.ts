@@ -14,7 +14,21 @@ export interface RateLimitKey {
   limit: RateLimit;
 }
 
-export type Acquired = { ok: true } | { ok: false; retryAfterMs: number; key: string };
+/** What a limit decides: admitted, or refused with the longest wait and its key. */
+export type Decided = { ok: true } | { ok: false; retryAfterMs: number; key: string };
+
+export type Acquired =
+  | Decided
+  /** A shared store (state/redis-limiter.ts) could not be asked: the caller sends nothing (fails closed). */
+  | { ok: false; unavailable: string };
+
+/**
+ * What the engine asks before sending: this process's memory (RateLimiter) or a store shared by replicas
+ * (state/redis-limiter.ts). All-or-none across `keys`, as `RateLimiter.tryAcquire` describes.
+ */
+export interface Limiter {
+  acquire(options: { keys: readonly RateLimitKey[] }): Promise<Acquired>;
+}
 
 export interface RateLimiterOptions {
   /** Milliseconds on a clock that never goes back (default: `performance.now()`). */
@@ -33,7 +47,7 @@ interface Log {
 /** Every this many acquisitions, logs that can no longer hold anything back are dropped (per-caller keys come and go). */
 const SWEEP_EVERY = 1024;
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   private readonly logs = new Map<string, Log>();
   private readonly clock: () => number;
   private sinceSweep = 0;
@@ -47,7 +61,7 @@ export class RateLimiter {
    * against none and says, for the key with the longest wait, how long until it would be admitted (provided
    * nothing else is admitted meanwhile). A key listed twice counts once.
    */
-  tryAcquire({ keys, now = this.clock() }: { keys: readonly RateLimitKey[]; now?: number }): Acquired {
+  tryAcquire({ keys, now = this.clock() }: { keys: readonly RateLimitKey[]; now?: number }): Decided {
     const distinct = new Map<string, Log>();
     for (const { key, limit } of keys) {
       if (!distinct.has(key)) distinct.set(key, this.log(key, limit));
@@ -61,6 +75,10 @@ export class RateLimiter {
     for (const log of distinct.values()) record(log, now);
     if (++this.sinceSweep >= SWEEP_EVERY) this.sweep(now);
     return { ok: true };
+  }
+
+  async acquire({ keys }: { keys: readonly RateLimitKey[] }): Promise<Acquired> {
+    return this.tryAcquire({ keys });
   }
 
   /** Keys with a history, for tests and memory checks. */
@@ -127,7 +145,7 @@ function record(log: Log, now: number): void {
   log.start = (log.start + 1) % log.requests;
 }
 
-function checkLimit(key: string, { requests, windowSeconds }: RateLimit): void {
+export function checkLimit(key: string, { requests, windowSeconds }: RateLimit): void {
   if (!Number.isInteger(requests) || requests < 1 || !(windowSeconds > 0) || !Number.isFinite(windowSeconds)) {
     throw new RangeError(`Rate limit for ${key} must have a whole number of requests ≥ 1 and a window > 0 seconds`);
   }

@@ -18,7 +18,7 @@ import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions
   extends RuntimeSettings,
-    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor"> {
+    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor" | "limiter"> {
   env: Environment;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
@@ -102,6 +102,7 @@ export function startEngine(options: StartOptions): Engine {
       inFlight: options.inFlight,
       inFlightFor: options.inFlightFor,
       tokens: options.tokens,
+      limiter: options.limiter,
       hooks: options.hooks,
       userCredentials: options.userCredentials,
     }),

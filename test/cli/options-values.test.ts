@@ -118,6 +118,8 @@ describe("defaults", () => {
       "max-response-bytes": 1024 * 1024,
       "output-validation": "strict",
       "response-text": "strip",
+      state: "memory",
+      "state-fail": "closed",
       policy: "destructive=approve",
       "session-idle-timeout": DEFAULT_SESSION_LIMITS.idleTimeoutMs / 1000,
       "max-sessions": DEFAULT_SESSION_LIMITS.maxSessions,

@@ -1,0 +1,110 @@
+// One connection to Redis (node-redis), made so that callers can fail closed: commands never wait in an offline
+// queue (they fail at once while the connection is down) and time out when Redis stops answering; once it has
+// connected, the client reconnects by itself with a capped backoff. node-redis is imported only when a Redis URL is
+// configured, so a server without shared state never loads it.
+
+import { UserError } from "../../catalog/errors.js";
+
+/** The commands the stores send: raw, so any store can use any command without the client's generic types. */
+export interface RedisConnection {
+  sendCommand(args: string[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** How long one command may take before it fails (Redis answers in well under a millisecond on a LAN). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
+const RECONNECT_MAX_MS = 2_000;
+
+/** The URL for messages and logs: the password, if any, masked. */
+export function maskedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return "(an unreadable URL)";
+  }
+}
+
+/**
+ * Connects to `url` (redis:// or rediss://). Rejects with the cause when Redis cannot be reached now; afterwards,
+ * outages are logged once each and the client reconnects until Redis is back.
+ */
+export async function connectRedis({
+  url,
+  log,
+  commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+}: {
+  url: string;
+  log: (line: string) => void;
+  commandTimeoutMs?: number;
+}): Promise<RedisConnection> {
+  const { createClient } = await import("redis");
+  const shown = maskedUrl(url);
+  let started = false;
+  let down = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: commandTimeoutMs },
+    socket: {
+      connectTimeout: commandTimeoutMs,
+      // Before the first connection, give up at once (the start fails with a clear error); after, keep trying.
+      reconnectStrategy: (retries, cause) => (started ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : cause),
+    },
+  });
+  client.on("error", (error: unknown) => {
+    if (!started || down) return;
+    down = true;
+    log(
+      `shared state: Redis at ${shown} unreachable (${error instanceof Error ? error.message : String(error)}); reconnecting`,
+    );
+  });
+  client.on("ready", () => {
+    if (down) log(`shared state: Redis at ${shown} reachable again`);
+    down = false;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
+  started = true;
+  // The server's own listeners keep the process alive; an open Redis connection alone must not (e.g. `call`).
+  client.unref();
+  return {
+    sendCommand: (args) => answered({ reply: client.sendCommand(args), ms: commandTimeoutMs }),
+    close: async () => {
+      if (client.isOpen) await client.close();
+      else client.destroy();
+    },
+  };
+}
+
+/**
+ * `reply`, or a rejection after `ms`: node-redis's own command timeout stops at the write, so a Redis that stops
+ * answering (stopped process, lost network) would hang the call. A late reply is consumed and dropped.
+ */
+function answered({ reply, ms }: { reply: Promise<unknown>; ms: number }): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  reply.catch(() => {});
+  return Promise.race([reply, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The `--state` value checked: `memory`, or a redis:// or rediss:// URL. */
+export function checkStateUrl(state: string): "memory" | URL {
+  if (state === "memory") return "memory";
+  let url: URL | undefined;
+  try {
+    url = new URL(state);
+  } catch {}
+  if (url && (url.protocol === "redis:" || url.protocol === "rediss:")) return url;
+  throw new UserError({
+    code: "E_STATE",
+    message: `--state (MCP_STATE, settings state) must be 'memory' or a redis:// or rediss:// URL (Redis or Valkey), not ${JSON.stringify(url ? maskedUrl(state) : state.slice(0, 80))}`,
+  });
+}
