@@ -1,6 +1,7 @@
 // bench/replicas: what the shared rate limit costs per call. The added time per acquire with the limit in Redis
 // (one EVALSHA on loopback, node-redis) against the in-memory sliding log, one at a time (p50, p99), and acquires
-// per second with 16 in flight (what one replica's calls can get through one Redis connection). Starts its own
+// per second with 16 in flight (what one replica's calls can get through one Redis connection); and the same for
+// the shared OAuth token cache on a hit (one GET and an AES-GCM open) against the in-process cache. Starts its own
 // redis-server on a free loopback port (Debian package redis-server).
 //   npm run build --silent && node bench/replicas.mjs [--acquires 20000]
 
@@ -10,6 +11,10 @@ import { parseArgs } from "node:util";
 import { RateLimiter } from "../dist/runtime/rate-limit.js";
 import { connectRedis } from "../dist/runtime/state/redis.js";
 import { RedisRateLimiter } from "../dist/runtime/state/redis-limiter.js";
+import { createServer as createHttpServer } from "node:http";
+import { TokenProvider } from "../dist/runtime/oauth.js";
+import { Sealer } from "../dist/runtime/state/sealed.js";
+import { SharedTokenProvider } from "../dist/runtime/state/shared-tokens.js";
 
 const { values } = parseArgs({ options: { acquires: { type: "string", default: "20000" } } });
 const ACQUIRES = Number(values.acquires);
@@ -81,6 +86,38 @@ for (let round = 0; round < 3; round++)
     redis: await sequential(shared),
     perSecond: await concurrent(shared, 16),
   });
+
+// The shared OAuth token cache on a hit (one GET and an AES-GCM open) against the in-process cache: the token
+// endpoint is asked once, before the timing.
+const tokenEndpoint = createHttpServer((_, res) =>
+  res.writeHead(200, { "content-type": "application/json" }).end('{"access_token":"bench-token","expires_in":3600}'),
+);
+await new Promise((resolve) => tokenEndpoint.listen(0, "127.0.0.1", resolve));
+const credentials = {
+  tokenUrl: `http://127.0.0.1:${tokenEndpoint.address().port}/token`,
+  clientId: "bench",
+  clientSecret: "bench-secret",
+  scopes: [],
+};
+const sealer = new Sealer({
+  secrets: ["bench-state-secret-0123456789abcdef"],
+  purpose: "oauth token cache",
+  source: "bench",
+});
+const tokenSources = { memory: new TokenProvider(), redis: new SharedTokenProvider({ redis, sealer, log: () => {} }) };
+const tokenRounds = [];
+for (let round = 0; round < 3; round++) {
+  const times = {};
+  for (const [name, source] of Object.entries(tokenSources))
+    times[name] = await sequential({
+      acquire: async () => {
+        await source.token(credentials);
+        return { ok: true };
+      },
+    });
+  tokenRounds.push(times);
+}
+tokenEndpoint.close();
 await redis.close();
 redisServer.kill();
 
@@ -95,3 +132,8 @@ console.log(`in memory: p50 ${ms(memoryP50)}`);
 console.log(`Redis (loopback): p50 ${ms(redisP50)}, p99 ${ms(redisP99)}`);
 console.log(`added p50 per limited call: ${ms(redisP50 - memoryP50)} (target ≤ 0.3 ms)`);
 console.log(`Redis acquires/s, 16 in flight on one connection: ${Math.round(perSecond).toLocaleString("en")}`);
+const tokenMemory = median(tokenRounds.map((r) => r.memory.p50));
+const tokenRedis = median(tokenRounds.map((r) => r.redis.p50));
+console.log(
+  `OAuth token, cache hit: in memory p50 ${ms(tokenMemory)}; shared in Redis p50 ${ms(tokenRedis)}, p99 ${ms(median(tokenRounds.map((r) => r.redis.p99)))}; added ${ms(tokenRedis - tokenMemory)} per call`,
+);

@@ -86,12 +86,13 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp });
   const given = withSettings({ settings, given: { ...options, allowInsecureHttp } });
   // Redis, when --state names one: unreachable now stops the start (or falls back to memory when told to).
-  const shared = await openSharedState({ ...given, log });
+  const clientCredentials = Object.values(catalog.credentials).some((scheme) => scheme.type === "oauth2");
+  const shared = await openSharedState({ ...given, clientCredentials, log });
   const engine = startEngine({
     catalog,
     env,
     log,
-    ...defined({ userCredentials: modes.userCredentials, limiter: shared.limiter }),
+    ...defined({ userCredentials: modes.userCredentials, limiter: shared.limiter, tokens: shared.tokens }),
     ...given,
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
   });
