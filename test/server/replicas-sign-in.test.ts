@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ElicitRequestURLParams, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { connectRedis } from "../../src/runtime/state/redis.js";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { forbiddenForms, leaksIn, textOf } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
@@ -94,13 +95,19 @@ async function replica({ port, publicPort }: { port: number; publicPort: number 
   return running;
 }
 
-/** Alice's client (2025-11-25, can open URLs): `signIn` follows the link it is given, otherwise it declines. */
-async function alice(url: string, signIn: boolean) {
+/**
+ * Alice's client (2025-11-25, can open URLs), given a link to sign in at: `now` follows it, then answers; `later`
+ * answers at once and follows it a moment later, as a browser opened beside the client would; `never` declines.
+ */
+async function alice(url: string, signIn: "now" | "later" | "never") {
   const client = new Client({ name: "alice", version: "0.0.0" }, { capabilities: { elicitation: { url: {} } } });
   const callbacks: string[] = [];
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    if (!signIn) return { action: "decline" };
-    callbacks.push((await follow((request.params as ElicitRequestURLParams).url)).callback);
+    if (signIn === "never") return { action: "decline" };
+    const signingIn = follow((request.params as ElicitRequestURLParams).url).then(
+      (r) => void callbacks.push(r.callback),
+    );
+    if (signIn === "now") await signingIn;
     return { action: "accept" };
   });
   const headers = { authorization: `Bearer ${ALICE}` };
@@ -108,6 +115,13 @@ async function alice(url: string, signIn: boolean) {
   onTestFinished(() => client.close());
   const call = async () => (await client.callTool({ name: "getMe", arguments: {} })) as { isError?: boolean };
   return { call, callbacks };
+}
+
+/** Forgets every sign-in (each test signs alice in afresh). */
+async function dropSignIns(): Promise<void> {
+  const redisConnection = await connectRedis({ url: redis.url, log: () => {} });
+  await redisConnection.sendCommand(["FLUSHALL"]);
+  await redisConnection.close();
 }
 
 const authorizations = () => api.to("/me").map((r) => r.headers.authorization);
@@ -120,10 +134,10 @@ describe("replicas sharing Redis", () => {
       replica({ port: portA, publicPort: portA }),
       replica({ port: portB, publicPort: portA }),
     ]);
-    const throughA = await alice(a.url!, true);
+    const throughA = await alice(a.url!, "now");
     expect((await throughA.call()).isError).toBeFalsy();
     expect(throughA.callbacks).toHaveLength(1);
-    const throughB = await alice(b.url!, false);
+    const throughB = await alice(b.url!, "never");
     const result = await throughB.call();
     expect(result.isError, textOf(result)).toBeFalsy();
     const [access] = provider.issued.access;
@@ -140,11 +154,29 @@ describe("replicas sharing Redis", () => {
     expect(leaksIn(dump, [KEY, Buffer.from(KEY, "base64").toString("hex")])).toEqual([]);
   });
 
+  it("a call waiting on replica A for a sign-in that finishes through replica B goes out", {
+    timeout: 20_000,
+  }, async () => {
+    provider = await startSignInProvider();
+    const [portA, portB] = [await freePort(), await freePort()];
+    const [a] = await Promise.all([
+      replica({ port: portA, publicPort: portB }),
+      replica({ port: portB, publicPort: portB }),
+    ]);
+    await dropSignIns();
+    const client = await alice(a.url!, "later");
+    const result = await client.call();
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(client.callbacks).toHaveLength(1);
+    expect(client.callbacks[0]).toContain(`:${portB}/`);
+    expect(authorizations().at(-1)).toBe(`Bearer ${provider.issued.access[0]}`);
+  });
+
   it("fails closed while Redis is stopped: a clear result, nothing sent; works again when it is back", async () => {
     provider = await startSignInProvider();
     const port = await freePort();
     const running = await replica({ port, publicPort: port });
-    const client = await alice(running.url!, true);
+    const client = await alice(running.url!, "now");
     expect((await client.call()).isError).toBeFalsy();
     const sent = api.requests.length;
     const signIns = client.callbacks.length;
