@@ -82,17 +82,22 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const env = settings
     ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env })
     : (options.env ?? process.env);
-  // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
-  const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp });
   const given = withSettings({ settings, given: { ...options, allowInsecureHttp } });
   // Redis, when --state names one: unreachable now stops the start (or falls back to memory when told to).
   const clientCredentials = Object.values(catalog.credentials).some((scheme) => scheme.type === "oauth2");
   const shared = await openSharedState({ ...given, clientCredentials, log });
+  // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
+  const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
   const engine = startEngine({
     catalog,
     env,
     log,
-    ...defined({ userCredentials: modes.userCredentials, limiter: shared.limiter, tokens: shared.tokens }),
+    ...defined({
+      userCredentials: modes.userCredentials,
+      limiter: shared.limiter,
+      tokens: shared.tokens,
+      usedNonces: shared.usedNonces,
+    }),
     ...given,
     ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
   });

@@ -1,15 +1,20 @@
 // Where replicas keep what they must agree on (`--state`): this process's memory (the default), or Redis. Opened
 // once at start: an unreachable Redis stops the start with a clear error, unless `--state-fallback memory` says to
-// run alone (with a warning: limits then count per replica). Other stores (OAuth cache, per-user tokens, used
-// nonces, sign-in states, sessions) are to be added here beside the rate limiter, on the same connection.
+// run alone (with a warning: limits then count per replica). Beside the rate limiter, on the same connection: used
+// approval and sign-in states, users' tokens and the OAuth client-credentials cache (both sealed).
 
 import { UserError } from "../../catalog/errors.js";
 import { defined } from "../defined.js";
 import { checkedSecrets } from "../state-keys.js";
 import type { TokenSource } from "../oauth.js";
 import type { Limiter } from "../rate-limit.js";
+import type { TokenKey as EncryptionKey } from "../token-keys.js";
+import type { TokenStore } from "../token-store.js";
+import type { UsedNonces } from "../used-nonces.js";
 import { checkStateUrl, connectRedis, maskedUrl, type RedisConnection } from "./redis.js";
 import { RedisRateLimiter } from "./redis-limiter.js";
+import { RedisUsedNonces } from "./redis-nonces.js";
+import { RedisTokenStore } from "./redis-token-store.js";
 import { Sealer } from "./sealed.js";
 import { SharedTokenProvider } from "./shared-tokens.js";
 
@@ -34,6 +39,10 @@ export interface SharedState {
   limiter?: Limiter;
   /** OAuth client-credentials tokens shared by the replicas; absent for memory or without a state secret. */
   tokens?: TokenSource;
+  /** Used approval and sign-in states; absent for memory (each process keeps its own). */
+  usedNonces?: UsedNonces;
+  /** Users' tokens, sealed with `keys` (never sent to Redis); absent for memory (the encrypted file). */
+  tokenStore?: (keys: readonly EncryptionKey[]) => TokenStore;
   /** The connection, for the stores that follow; absent for memory. */
   redis?: RedisConnection;
   close(): Promise<void>;
@@ -74,6 +83,8 @@ export async function openSharedState({
   return {
     limiter: new RedisRateLimiter({ redis, failOpen: stateFail === "open", log }),
     ...sharedTokens({ redis, stateSecrets, clientCredentials, log, ...defined({ allowInsecureHttp, timeoutMs }) }),
+    usedNonces: new RedisUsedNonces({ redis }),
+    tokenStore: (keys) => new RedisTokenStore({ redis, keys }),
     redis,
     close: () => redis.close(),
   };
