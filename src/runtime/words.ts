@@ -35,12 +35,15 @@ export function terms(text: string): Term[] {
 
 /**
  * The query without the values in it, which are arguments rather than what to do: quoted text, `owner/name` and
- * file paths, `#42`, versions.
+ * file paths, e-mail addresses, host names, `key=value`, ids (`cus_123`, `web-7f9`), CONSTANT_NAMES, `#42`, versions.
  */
 function withoutValues(query: string): string {
   return query
     .replace(/(["'`])[^"'`]*\1/g, " ")
-    .replace(/\S+\/\S+/g, " ")
+    .replace(/\S+[/@=]\S+/g, " ")
+    .replace(/\b[a-z][\w-]*(?:\.[a-z][\w-]*)+\b/gi, " ")
+    .replace(/\b[a-z]+(?:[_-][a-z0-9]+)*[_-][a-z]*\d[a-z0-9]*\b/gi, " ")
+    .replace(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/g, " ")
     .replace(/#\d+|\bv?\d+(?:\.\d+)+\b/g, " ");
 }
 
