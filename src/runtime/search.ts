@@ -9,7 +9,8 @@
 
 import type { JsonSchema, Tool } from "../catalog/types.js";
 import { FIELD_WEIGHTS, FIELDS, isDeprecated, toolText } from "./tool-text.js";
-import { isQuestion, queryWords, type Term, terms } from "./words.js";
+import type { Intent } from "./vocabulary.js";
+import { intentOf, queryWords, type Term, terms } from "./words.js";
 
 /** Query words the user did not say, only implied ("remove" for "delete"), count this much. */
 const RELATED_WEIGHT = 0.6;
@@ -17,8 +18,8 @@ const RELATED_WEIGHT = 0.6;
 const SURFACE_WEIGHT = 0.2;
 /** How much matching only part of the query costs: the score is scaled by (matched share) ** COVERAGE. */
 const COVERAGE = 1;
-/** For a question ("how many…", "what is…"), tools that change something count this much. */
-const QUESTION_CHANGE_WEIGHT = 0.5;
+/** A tool whose method does not do what the request wants (a DELETE for "show…", a GET for "add…") counts this much. */
+const OTHER_INTENT_WEIGHT = 0.65;
 /** A tool that says it is deprecated counts this much: its replacement does the same. */
 const DEPRECATED_WEIGHT = 0.5;
 /** BM25's usual constants: term-frequency saturation and length normalization. */
@@ -93,13 +94,13 @@ export class ToolSearch {
       }
     }
     const asked = words.filter((word) => word.term).length || 1;
-    const reading = isQuestion(query);
+    const intent = intentOf(query);
     const named = query.trim();
     const ranked = [...totals].map(([doc, { score, matched }]) => {
       const tool = this.tools[doc]!;
       // A tool whose name is the query (a model that already knows it) comes first.
       if (tool.name === named) return { doc, score: Number.POSITIVE_INFINITY };
-      const change = reading && tool.effect !== "read" ? QUESTION_CHANGE_WEIGHT : 1;
+      const change = intent && intent !== intentOfMethod(tool.operation.method) ? OTHER_INTENT_WEIGHT : 1;
       const old = this.deprecated.has(doc) ? DEPRECATED_WEIGHT : 1;
       return { doc, score: old * change * score * (matched / asked) ** COVERAGE };
     });
@@ -132,4 +133,9 @@ export class ToolSearch {
     }
     return scores;
   }
+}
+
+function intentOfMethod(method: string): Intent {
+  if (method === "GET" || method === "HEAD") return "read";
+  return method === "DELETE" ? "delete" : "change";
 }

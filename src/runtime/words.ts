@@ -2,7 +2,7 @@
 // are cut into the same lower-case stems, so "repositories", "repo" and "listForRepo" meet. Deliberately light:
 // a few suffix rules rather than a full stemmer, which would also merge words an API keeps apart.
 
-import { PHRASES, RELATED, SAME, STOP } from "./vocabulary.js";
+import { INTENTS, type Intent, PHRASES, RELATED, SAME, STOP } from "./vocabulary.js";
 
 /** The words of `text`, split at case changes, digits and punctuation, lower-cased. */
 export function words(text: string): string[] {
@@ -55,6 +55,22 @@ export function isQuestion(query: string): boolean {
   );
 }
 
+/** What the query wants done: a question reads; otherwise its first verb that says (none: any). */
+export function intentOf(query: string): Intent | undefined {
+  if (isQuestion(query)) return "read";
+  for (const word of words(phrased(query))) {
+    const intent = INTENTS.get(word);
+    if (intent) return intent;
+  }
+  return undefined;
+}
+
+function phrased(query: string): string {
+  let text = withoutValues(query).toLowerCase();
+  for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
+  return text;
+}
+
 /** One word of a query: its term (none for a stop word), and the terms of words it implies. */
 export interface QueryWord {
   term?: Term;
@@ -63,8 +79,7 @@ export interface QueryWord {
 
 /** The query's words, each once; a stop word only for the words it implies ("all" → list, "my" → authenticated). */
 export function queryWords(query: string): QueryWord[] {
-  let text = withoutValues(query).toLowerCase();
-  for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
+  const text = phrased(query);
   const found: QueryWord[] = [];
   const seen = new Set<string>();
   for (const word of words(text)) {
