@@ -14,7 +14,7 @@ import { fromSettings, type OptionValues, readOptionValues } from "./server/opti
 import type { ToolProvider } from "./runtime/types.js";
 import { servedListing } from "./serve-listing.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
-import { type EngineSetupOptions, setUpEngine } from "./setup.js";
+import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 /** When what the first answers do not need runs: once a client has had them, as a rule. */
 const LATER_MS = 1_000;
@@ -52,11 +52,28 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const { catalog, engine, settings, load, routes } = await setUpEngine(sources, {
-    ...options,
-    log,
-    ...(stdio ? { deferSchemas: true } : {}),
-  });
+  const setup = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
+  // The shared state's connection closes after the server, whose calls in flight may still use it.
+  try {
+    const running = await serveEngine({ setup, options, log });
+    return { ...running, close: () => running.close().then(setup.close) };
+  } catch (error) {
+    await setup.close();
+    throw error;
+  }
+}
+
+async function serveEngine({
+  setup,
+  options,
+  log,
+}: {
+  setup: EngineSetup;
+  options: ServeOptions;
+  log: (line: string) => void;
+}): Promise<RunningServer> {
+  const { catalog, engine, settings, load, routes } = setup;
+  const stdio = options.transport !== "http";
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";

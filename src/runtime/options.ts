@@ -339,6 +339,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     cliEnv: "MCP_STATE_SECRET",
     value: "secret",
     help: "signs the state of calls awaiting approval, so any replica with it can resume them (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+    call: true,
   },
   {
     name: "state",
@@ -351,6 +352,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     setting: "state",
     default: "memory",
     help: "where replicas share their state (rate limits): this process's memory, or a Redis (or Valkey) redis:// or rediss:// URL; unreachable at start: the server does not start",
+    call: true,
   },
   {
     name: "state-fallback",
@@ -360,6 +362,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_STATE_FALLBACK",
     setting: "stateFallback",
     help: "memory: start with this process's memory when the --state Redis cannot be reached (warns; limits then count per replica)",
+    call: true,
   },
   {
     name: "state-fail",
@@ -370,6 +373,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     setting: "stateFail",
     default: "closed",
     help: "while the --state Redis is lost: closed refuses rate-limited calls (nothing sent); open sends them unchecked (warns)",
+    call: true,
   },
   {
     name: "session-idle-timeout",

@@ -124,8 +124,11 @@ export async function userCredentialModes({
   exchange?: TokenExchangeOptions;
   /** Default: the encrypted file (settings `tokenStore.file`), with keys from OPENAPI_MCP_TOKEN_KEY. */
   tokenStore?: TokenStore;
-  /** Redis (--state): users' tokens (unless settings name a file) and used sign-in states shared by the replicas. */
-  shared?: Pick<SharedState, "usedNonces" | "tokenStore">;
+  /**
+   * Redis (--state): users' tokens (unless settings name a file), used sign-in states and exchanged tokens shared by
+   * the replicas.
+   */
+  shared?: Pick<SharedState, "usedNonces" | "tokenStore" | "exchanges" | "redis">;
   log?: (line: string) => void;
 }): Promise<UserModes> {
   const map: Record<string, UserCredentials> = {};
@@ -146,8 +149,13 @@ export async function userCredentialModes({
             code: "E_SETTINGS",
             message: `${place}: an exchanged token cannot be an HTTP basic pair`,
           });
+        if (shared.redis && !shared.exchanges)
+          log(
+            `WARNING --state is Redis but there is no --state-secret (MCP_STATE_SECRET): tokens exchanged for ${place} are cached per replica (never kept in Redis unencrypted); give every replica the same secret to share them`,
+          );
         map[id] = new TokenExchange(exchangeConfig({ config, place, env, allowInsecureHttp, scheme: scheme.name }), {
           allowInsecureHttp,
+          ...defined({ shared: shared.exchanges }),
           ...exchange,
         });
         break;

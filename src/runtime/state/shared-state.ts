@@ -1,7 +1,7 @@
 // Where replicas keep what they must agree on (`--state`): this process's memory (the default), or Redis. Opened
 // once at start: an unreachable Redis stops the start with a clear error, unless `--state-fallback memory` says to
 // run alone (with a warning: limits then count per replica). Beside the rate limiter, on the same connection: used
-// approval and sign-in states, users' tokens and the OAuth client-credentials cache (both sealed).
+// approval and sign-in states, users' tokens, the OAuth client-credentials cache and exchanged tokens (all sealed).
 
 import { UserError } from "../../catalog/errors.js";
 import { defined } from "../defined.js";
@@ -16,6 +16,7 @@ import { RedisRateLimiter } from "./redis-limiter.js";
 import { RedisUsedNonces } from "./redis-nonces.js";
 import { RedisTokenStore } from "./redis-token-store.js";
 import { Sealer } from "./sealed.js";
+import { SharedExchanges } from "./shared-exchanges.js";
 import { SharedTokenProvider } from "./shared-tokens.js";
 
 export interface StateOptions {
@@ -39,6 +40,8 @@ export interface SharedState {
   limiter?: Limiter;
   /** OAuth client-credentials tokens shared by the replicas; absent for memory or without a state secret. */
   tokens?: TokenSource;
+  /** Tokens exchanged per principal (RFC 8693) shared by the replicas; absent for memory or without a state secret. */
+  exchanges?: SharedExchanges;
   /** Used approval and sign-in states; absent for memory (each process keeps its own). */
   usedNonces?: UsedNonces;
   /** Users' tokens, sealed with `keys` (never sent to Redis); absent for memory (the encrypted file). */
@@ -104,7 +107,7 @@ function sharedTokens({
   log: (line: string) => void;
   allowInsecureHttp?: boolean;
   timeoutMs?: number;
-}): { tokens?: TokenSource } {
+}): { tokens?: TokenSource; exchanges?: SharedExchanges } {
   const source = "--state-secret (MCP_STATE_SECRET)";
   if (checkedSecrets({ secrets: stateSecrets, source }).length === 0) {
     if (clientCredentials)
@@ -114,5 +117,9 @@ function sharedTokens({
     return {};
   }
   const sealer = new Sealer({ secrets: stateSecrets, purpose: "oauth token cache", source });
-  return { tokens: new SharedTokenProvider({ redis, sealer, log, ...options }) };
+  const exchangeSealer = new Sealer({ secrets: stateSecrets, purpose: "token exchange cache", source });
+  return {
+    tokens: new SharedTokenProvider({ redis, sealer, log, ...options }),
+    exchanges: new SharedExchanges({ redis, sealer: exchangeSealer, log }),
+  };
 }
