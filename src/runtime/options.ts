@@ -338,7 +338,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_STATE_SECRET",
     cliEnv: "MCP_STATE_SECRET",
     value: "secret",
-    help: "signs the state of calls awaiting approval, so any replica with it can resume them (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+    help: "signs the state of calls awaiting approval, so any replica with it can resume them, and seals the OAuth tokens replicas share through --state (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
     call: true,
   },
   {
