@@ -15,6 +15,7 @@ export const RUNTIME_ENTRIES = [
   "runtime/start.ts",
   "runtime/view.ts",
   "runtime/dynamic.ts",
+  "runtime/code-mode.ts",
   "runtime/profiled.ts",
   "runtime/settings.ts",
   "runtime/user-credential-modes.ts",
