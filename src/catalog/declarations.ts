@@ -10,8 +10,11 @@ const MAX_UNION_MEMBERS = 500;
 /** How types are written: the type name of each shared definition (`$defs` key), and whether to keep descriptions. */
 export interface TypeStyle {
   defs: { get(key: string): string | undefined };
-  /** Property descriptions as doc comments (default: yes). */
+  /** Property descriptions as doc comments (default: yes), cut to this many characters when given. */
   comments?: boolean;
+  commentChars?: number;
+  /** Enums with more members are written as their members' type (default: up to 500 literals). */
+  maxEnum?: number;
   /** Property names that are identifiers unquoted (default: every name quoted). */
   bareNames?: boolean;
 }
@@ -43,7 +46,7 @@ export function typeOf(schema: JsonSchema | undefined, style: TypeStyle, indent:
     parts.push(name ?? "unknown");
   }
   if (schema.const !== undefined) parts.push(literal(schema.const));
-  else if (Array.isArray(schema.enum)) parts.push(union(schema.enum.map(literal)));
+  else if (Array.isArray(schema.enum)) parts.push(enumType(schema.enum, style));
   else if (schema.type !== undefined)
     parts.push(
       union(
@@ -92,7 +95,7 @@ export function objectType(schema: Record<string, unknown>, style: TypeStyle, in
   for (const [name, property] of Object.entries(properties)) {
     const description =
       typeof property === "object" && typeof property.description === "string" ? property.description : undefined;
-    if (description && style.comments !== false) lines.push(comment(description, inner));
+    if (description && style.comments !== false) lines.push(comment(cut(description, style.commentChars), inner));
     lines.push(
       `${inner}${memberName(name, style.bareNames)}${required.has(name) ? "" : "?"}: ${typeOf(property, style, inner)};`,
     );
@@ -110,9 +113,20 @@ function literal(value: unknown): string {
   return "unknown";
 }
 
+/** An enum's literals; past `style.maxEnum` members, the type its members share (`string`), or `unknown`. */
+function enumType(values: unknown[], style: TypeStyle): string {
+  if (style.maxEnum === undefined || values.length <= style.maxEnum) return union(values.map(literal));
+  const types = new Set(values.map((value) => (value === null ? "null" : typeof value)));
+  return types.size === 1 && ["string", "number", "boolean"].includes([...types][0]!) ? [...types][0]! : "unknown";
+}
+
 function union(members: string[]): string {
   const distinct = [...new Set(members)];
   // A very long enum is still a string, say: past a point the literal union costs more than it tells.
   if (distinct.length > MAX_UNION_MEMBERS) return "unknown";
   return distinct.length === 0 ? "never" : distinct.join(" | ");
+}
+
+function cut(text: string, max: number | undefined): string {
+  return max === undefined || text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -11,6 +11,10 @@ import type { JsonSchema, Tool } from "../catalog/types.js";
 /** Tools one describe_tools call may name: enough for a task's few steps, small enough to read. */
 export const MAX_DESCRIBED_TOOLS = 8;
 const DESCRIPTION_CHARS = 400;
+/** An argument's description: its first sentence or two. */
+const COMMENT_CHARS = 160;
+/** Longer enums (Stripe's 300 merchant categories) are their type, `string`: the API says when a value is wrong. */
+const MAX_ENUM = 40;
 /** Characters of shared definitions one answer carries; those past it are `unknown` (describe them on their own). */
 const DEFINITION_BUDGET = 12_000;
 
@@ -38,8 +42,8 @@ export function describeTools({
       return name;
     },
   };
-  const inputs: TypeStyle = { defs, bareNames: true };
-  const outputs: TypeStyle = { defs, comments: false, bareNames: true };
+  const inputs: TypeStyle = { defs, bareNames: true, commentChars: COMMENT_CHARS, maxEnum: MAX_ENUM };
+  const outputs: TypeStyle = { defs, comments: false, bareNames: true, maxEnum: MAX_ENUM };
   const members = tools.map((tool) => {
     const key = memberName(tool.name, true);
     const args = objectType(tool.inputSchema, inputs, "  ");
