@@ -97,3 +97,49 @@ describe("a 2026-07-28 client approving a script's call", () => {
     expect(sent()).toEqual(["GET /v1/pets/7"]);
   });
 });
+
+const SECRET = "code-mode-replicas-secret-0123456789abcdef";
+type Pending = { resultType: "input_required"; inputRequests: Record<string, unknown>; requestState: string };
+
+/** A client that gets input_required back instead of answering it, to retry at another replica. */
+async function manualClient(url: string): Promise<ModernClient> {
+  const options = { ...PIN_2026, ...FORM, inputRequired: { autoFulfill: false } } satisfies ClientOptions;
+  const client = new ModernClient({ name: "manual", version: "0.0.0" }, options);
+  await client.connect(new ModernTransport(new URL(url)));
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function askAndRetryElsewhere(code: string): Promise<Result> {
+  const one = await start({ stateless: true, stateSecrets: [SECRET] });
+  const two = await start({ stateless: true, stateSecrets: [SECRET] });
+  const params = { name: "execute", arguments: { code } };
+  const pending = (await (
+    await manualClient(one.url!)
+  ).callTool(params, {
+    allowInputRequired: true,
+  })) as unknown as Pending;
+  expect(pending.resultType).toBe("input_required");
+  const [questionId] = Object.keys(pending.inputRequests);
+  return (await (
+    await manualClient(two.url!)
+  ).callTool(
+    { ...params, inputResponses: { [questionId!]: YES }, requestState: pending.requestState },
+    { allowInputRequired: true },
+  )) as Result;
+}
+
+describe("the retry at another replica", () => {
+  it("after other calls: refused rather than sending them again; nothing deleted", async () => {
+    const result = await askAndRetryElsewhere(SCRIPT);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("run the script again");
+    expect(sent()).toEqual(["GET /v1/pets/7"]);
+  });
+
+  it("when the call needing approval came first: resumed there, sent once", async () => {
+    const result = await askAndRetryElsewhere(`await api.deletePet({ petId: 7 }); return "done";`);
+    expect(JSON.parse(textOf(result))).toEqual({ value: "done", calls: ["deletePet"] });
+    expect(sent()).toEqual(["DELETE /v1/pets/7"]);
+  });
+});
