@@ -4,7 +4,11 @@
 // validation, approval, policy, rate limits, masking and the audit line. The same calls go to a server in tools
 // mode for comparison.
 
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,9 +20,10 @@ import { DynamicProvider } from "../../src/runtime/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { parsePolicies } from "../../src/runtime/policy.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
+import { serve } from "../../src/serve.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 import { WIRE_SCENARIOS } from "../generate/parity-scenarios.js";
-import { type CallResult, SECRETS, secretForms, textOf, wireCatalog } from "../support/e2e.js";
+import { type CallResult, SECRETS, secretForms, textOf, WIRE_FIXTURE, wireCatalog } from "../support/e2e.js";
 import { json, type RecordedRequest, type Reply, status, Upstream } from "../support/upstream.js";
 
 const GITHUB = "node_modules/@octokit/openapi/generated/api.github.com.json";
@@ -178,6 +183,42 @@ describe("search_tools and describe_tools", () => {
     expect(text.match(/^type SimpleUser = /gm)).toHaveLength(1);
     expect(text.length).toBeLessThan(60_000);
   }, 30_000);
+});
+
+describe("execute: errors the model can act on, and limits from the options", () => {
+  it("a syntax error says where, in the script as written; nothing is sent", async () => {
+    const { code } = await servers();
+    const result = await execute(code.client, `const a = 1;\nreturn a +;`);
+    expect(result.isError).toBe(true);
+    expect(outcome(result).error).toMatchObject({ kind: "syntax", line: 2 });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("settings scriptMaxCalls reaches the sandbox through serve: the run ends naming the limit and the calls made", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "code-mode-"));
+    const config = join(dir, "settings.json");
+    writeFileSync(config, JSON.stringify({ scriptMaxCalls: 2 }));
+    const running = await serve(WIRE_FIXTURE, {
+      transport: "http",
+      port: 0,
+      baseUrl: `${upstream.url}/v1`,
+      env: { ...SECRETS },
+      log: () => {},
+      mode: "code",
+      config,
+    });
+    open.push(running);
+    upstream.on("GET", "/v1/items/7", json({ id: 7, name: "seven" }));
+    const c = new Client({ name: "test-client", version: "0.0.0" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(running.url!)));
+    open.push(c);
+    const result = await execute(c, `for (let i = 0; i < 3; i++) await api.getItem({ id: 7 }); return "all three";`);
+    expect(result.isError).toBe(true);
+    const said = outcome(result);
+    expect(said.error).toMatchObject({ kind: "limit", limit: "maxApiCalls" });
+    expect(said.calls).toEqual(["getItem ×2"]);
+    expect(upstream.requests).toHaveLength(2);
+  });
 });
 
 describe("execute: a script's api calls are direct calls", () => {
