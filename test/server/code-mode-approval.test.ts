@@ -10,7 +10,10 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningServer, type ServeOptions, serve } from "../../src/serve.js";
 import { example } from "../support/fixtures.js";
 import { textOf } from "../support/guard.js";
@@ -37,6 +40,7 @@ afterAll(() => api.close());
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   api.reset();
+  vi.unstubAllEnvs();
 });
 
 const sent = (): string[] => api.requests.map((r) => `${r.method} ${r.url}`);
@@ -138,5 +142,38 @@ describe("the retry at another replica", () => {
     const result = await askAndRetryElsewhere(`await api.deletePet({ petId: 7 }); return "done";`);
     expect(JSON.parse(textOf(result))).toEqual({ value: "done", calls: ["deletePet"] });
     expect(sent()).toEqual(["DELETE /v1/pets/7"]);
+  });
+});
+
+describe("the caller", () => {
+  it("a script's calls are made as the verified caller: the audit line names the same principal as a direct call's", async () => {
+    const token = "code-mode-token-0123456789abcdef0123456789";
+    const dir = mkdtempSync(join(tmpdir(), "code-audit-"));
+    const auditLog = join(dir, "audit.jsonl");
+    vi.stubEnv("MCP_CODE_TOKENS", token);
+    const env = ENV;
+    const running = await start({ env, auditLog, auth: { type: "static", tokenEnv: "MCP_CODE_TOKENS" } });
+    const direct = await start({ env, auditLog, auth: { type: "static", tokenEnv: "MCP_CODE_TOKENS" }, mode: "tools" });
+    for (const [url, call] of [
+      [running.url!, { name: "execute", arguments: { code: "return (await api.getPet({ petId: 7 })).name;" } }],
+      [direct.url!, { name: "getPet", arguments: { petId: 7 } }],
+    ] as const) {
+      const client = new ModernClient({ name: "caller", version: "0.0.0" }, PIN_2026);
+      const headers = { authorization: `Bearer ${token}` };
+      await client.connect(new ModernTransport(new URL(url), { requestInit: { headers } }));
+      cleanups.push(() => client.close());
+      const result = (await client.callTool(call)) as Result;
+      expect(result.isError ?? false, textOf(result)).toBe(false);
+    }
+    const lines = readFileSync(auditLog, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((l) => [l.tool, l.via])).toEqual([
+      ["getPet", "execute"],
+      ["getPet", undefined],
+    ]);
+    expect(lines[0]!.principal).toBeDefined();
+    expect(lines[0]!.principal).toBe(lines[1]!.principal);
   });
 });
