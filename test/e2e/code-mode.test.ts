@@ -94,10 +94,11 @@ const outcome = (result: CallResult) => JSON.parse(textOf(result)) as Record<str
 const oneCall = (tool: string, args: unknown) =>
   `try { return { ok: true, value: await api[${JSON.stringify(tool)}](${JSON.stringify(args)}) }; } catch (e) { return { ok: false, message: e.message }; }`;
 const listBytes = (tools: unknown[]) => Buffer.byteLength(JSON.stringify({ tools }));
-/** A request as the upstream saw it; multipart boundaries are random by design. */
+/** A request as the upstream saw it; multipart boundaries and each request's own span id are random by design. */
 function comparable(request: RecordedRequest): Record<string, unknown> {
   const boundary = /boundary=([^;\s]+)/.exec(request.headers["content-type"] ?? "")?.[1];
-  const scrub = (text: string): string => (boundary ? text.replaceAll(boundary, "BOUNDARY") : text);
+  const scrub = (text: string): string =>
+    (boundary ? text.replaceAll(boundary, "BOUNDARY") : text).replace(/^(00-[0-9a-f]{32}-)[0-9a-f]{16}(-)/, "$1SPAN$2");
   return {
     method: request.method,
     url: request.url,
@@ -249,26 +250,39 @@ return a.name + " and " + b.name;`;
     let compared = 0;
     for (const scenario of WIRE_SCENARIOS(upstream)) {
       // Protocol errors (an unknown tool) and hidden tools do not exist inside a script; see the tests below.
-      if (scenario.expect.outcome === "protocol" || scenario.tool === "putItem" || scenario.meta) continue;
+      if (scenario.expect.outcome === "protocol" || scenario.tool === "putItem") continue;
+      // A trace context given with execute is each of its calls' parent, as with a direct call.
+      const meta = scenario.meta ? { _meta: scenario.meta } : {};
       const play = async (run: () => Promise<unknown>) => {
         upstream.reset();
         for (const route of scenario.routes ?? []) upstream.on(route.method, route.path, ...route.replies);
         const value = await run();
         await Promise.all(upstream.requests.map((r) => r.settled));
-        return { value: timeless(value), requests: upstream.requests.map(comparable) };
+        const sent = upstream.requests.map((r) => JSON.stringify(r.rawHeaders));
+        return { value: timeless(value), requests: upstream.requests.map(comparable), sent };
       };
       const wrapped = catalog.tools.find((t) => t.name === scenario.tool)?.outputWrapped === true;
       const viaDirect = await play(async () =>
-        asScriptSees(await call(direct.client, scenario.tool, scenario.args), wrapped),
+        asScriptSees(
+          (await direct.client.callTool({ name: scenario.tool, arguments: scenario.args, ...meta })) as CallResult,
+          wrapped,
+        ),
       );
       const viaScript = await play(async () => {
-        const result = await execute(code.client, oneCall(scenario.tool, scenario.args));
+        const code_ = oneCall(scenario.tool, scenario.args);
+        const result = (await code.client.callTool({
+          name: "execute",
+          arguments: { code: code_ },
+          ...meta,
+        })) as CallResult;
         expect(result.isError, `${scenario.what}: ${textOf(result)}`).toBeFalsy();
         return outcome(result).value;
       });
-      expect(viaScript, scenario.what).toEqual(viaDirect);
+      expect({ ...viaScript, sent: [] }, scenario.what).toEqual({ ...viaDirect, sent: [] });
       if (scenario.expect.requests !== undefined)
         expect(viaScript.requests.length, scenario.what).toBe(scenario.expect.requests);
+      if (scenario.expect.sent)
+        for (const headers of viaScript.sent) expect(headers, scenario.what).toMatch(scenario.expect.sent);
       compared++;
     }
     expect(compared).toBeGreaterThan(30);
