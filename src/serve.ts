@@ -86,6 +86,9 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const approvalTimeoutMs = settings?.approvalTimeoutSeconds ? settings.approvalTimeoutSeconds * 1000 : undefined;
   const code = async () => {
     const { CodeProvider } = await import("./runtime/code-mode.js");
+    // The first script should not wait for a worker to start and load the engine (about a second on a busy host);
+    // the worker loads it on its own thread meanwhile.
+    void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
     return (scoped: Engine): ToolProvider =>
       new CodeProvider({
         engine: scoped,
