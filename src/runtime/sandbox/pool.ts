@@ -10,6 +10,7 @@ import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */
 const GRACE_MS = 1_000;
+const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
 /** The host stack QuickJS's own stack lives on: room for stackBytes up to about 4 MB (RangeError beyond, a limit). */
 const WORKER_STACK_MB = 16;
 
@@ -26,9 +27,17 @@ type Job = {
 type Slot = { worker: Worker; stop: Int32Array; job?: Job; watchdog?: NodeJS.Timeout };
 
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
-function workerFile(): URL {
+function builtWorker(): URL {
   const fromSource = import.meta.url.endsWith(".ts");
   return new URL(fromSource ? "../../../dist/runtime/sandbox/worker.js" : "./worker.js", import.meta.url);
+}
+
+export interface PoolOptions {
+  /** Most workers at once; runs beyond wait. */
+  size?: number;
+  /** The worker's file (tests start one that never answers). */
+  workerFile?: URL;
+  graceMs?: number;
 }
 
 export class SandboxPool {
@@ -36,7 +45,20 @@ export class SandboxPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
 
-  constructor(private readonly size: number) {}
+  private readonly size: number;
+  private readonly workerFile: URL;
+  private readonly graceMs: number;
+
+  constructor({ size = POOL_SIZE, workerFile = builtWorker(), graceMs = GRACE_MS }: PoolOptions = {}) {
+    this.size = size;
+    this.workerFile = workerFile;
+    this.graceMs = graceMs;
+  }
+
+  /** Workers started and not lost: busy, idle or starting. */
+  get workers(): number {
+    return this.slots.length;
+  }
 
   warm(): Promise<void> {
     const slot = this.slots[0] ?? this.spawn();
@@ -92,7 +114,7 @@ export class SandboxPool {
     slot.job = job;
     slot.worker.ref();
     Atomics.store(slot.stop, 0, STOP_NONE);
-    slot.watchdog = setTimeout(() => this.kill(slot, this.limitOutcome(job, "wallMs")), wallLeftMs + GRACE_MS);
+    slot.watchdog = setTimeout(() => this.kill(slot, this.limitOutcome(job, "wallMs")), wallLeftMs + this.graceMs);
     const { code, tools, limits } = job.run;
     const now = Math.floor(Date.now() / 1000) * 1000;
     this.post(slot, { type: "run", id: job.id, code, tools: [...tools], limits, now, wallLeftMs });
@@ -110,12 +132,15 @@ export class SandboxPool {
     Atomics.store(slot.stop, 0, STOP_CANCELLED);
     this.post(slot, { type: "wake", id: job.id });
     clearTimeout(slot.watchdog);
-    slot.watchdog = setTimeout(() => this.kill(slot, { ok: false, error: { kind: "cancelled", message } }), GRACE_MS);
+    slot.watchdog = setTimeout(
+      () => this.kill(slot, { ok: false, error: { kind: "cancelled", message } }),
+      this.graceMs,
+    );
   }
 
   private spawn(): Slot {
     const stop = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker(workerFile(), {
+    const worker = new Worker(this.workerFile, {
       workerData: { stop: stop.buffer },
       // The process's flags, less the one a worker refuses (`node --input-type=module -e …` starting a server).
       execArgv: process.execArgv.filter((flag) => !flag.startsWith("--input-type")),
@@ -205,6 +230,6 @@ async function answer({ job, tool, args }: { job: Job; tool: string; args: strin
 let pool: SandboxPool | undefined;
 
 export function sandboxPool(): SandboxPool {
-  pool ??= new SandboxPool(Math.min(4, Math.max(2, availableParallelism())));
+  pool ??= new SandboxPool();
   return pool;
 }

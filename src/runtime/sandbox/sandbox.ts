@@ -9,6 +9,9 @@ import { PRELUDE, SCRIPT_FILE, wrapScript } from "./prelude.js";
 import { copyOut, describeError } from "./sandbox-values.js";
 import type { ScriptLimits, ScriptOutcome } from "./run-script.js";
 
+/** The deepest stack QuickJS gets, whatever stackBytes says; the worker's host stack is sized for it. */
+export const MAX_STACK_BYTES = 4 * 1024 * 1024;
+
 type Outcome = Omit<ScriptOutcome, "apiCalls" | "logs">;
 type Ending = { kind: "limit"; limit: keyof ScriptLimits } | { kind: "cancelled" };
 
@@ -90,7 +93,8 @@ export class Sandbox {
     const { module, limits } = this.options;
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(limits.memoryBytes);
-    runtime.setMaxStackSize(limits.stackBytes);
+    // QuickJS's stack lives in the engine's own (about 5 MiB): a limit beyond it would make every call overflow.
+    runtime.setMaxStackSize(Math.min(limits.stackBytes, MAX_STACK_BYTES));
     runtime.setInterruptHandler(() => this.interrupt());
     const context = runtime.newContext();
     this.context = context;

@@ -8,6 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import releaseSyncImport from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { FromWorker, ToWorker } from "./protocol.js";
+import { DEFAULT_SCRIPT_LIMITS } from "./run-script.js";
 import { Sandbox } from "./sandbox.js";
 
 // The package's types describe its CommonJS build; under `import`, Node loads its ES build, whose default is the
@@ -21,12 +22,30 @@ const stop = new Int32Array((workerData as { stop: SharedArrayBuffer }).stop);
 const wasm = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 // Node's global, which this project's type libraries (ES2023, Node 20) do not declare.
 const { WebAssembly: wasmApi } = globalThis as unknown as {
-  WebAssembly: { compile(bytes: Uint8Array): Promise<never> };
+  WebAssembly: {
+    compile(bytes: Uint8Array): Promise<never>;
+    Memory: new (pages: { initial: number; maximum: number }) => never;
+  };
 };
-const variant = newVariant(releaseSync, { wasmModule: await wasmApi.compile(readFileSync(wasm)) });
-// A new instance per run (under a millisecond from the compiled module): no run shares a heap with another, and a
-// run that broke its instance (the host stack overflowing inside it) leaves nothing behind.
-let next: Promise<QuickJSWASMModule> = newQuickJSWASMModuleFromVariant(variant);
+const wasmModule = await wasmApi.compile(readFileSync(wasm));
+/** The engine's own memory, 16 MiB (its static data and stack), in 64 KiB pages; the heap grows beyond it. */
+const BASE_PAGES = 256;
+const MAX_PAGES = 32_768;
+
+/**
+ * A new instance per run (under a millisecond from the compiled module): no run shares a heap with another, and a
+ * run that broke its instance (the host stack overflowing inside it) leaves nothing behind. Its memory can grow by
+ * memoryBytes and no further: QuickJS's own limit does not count every allocation (arrays grown element by
+ * element pass it), the WebAssembly memory's maximum does.
+ */
+function instance(memoryBytes: number): { memoryBytes: number; module: Promise<QuickJSWASMModule> } {
+  const maximum = Math.min(MAX_PAGES, BASE_PAGES + Math.ceil(memoryBytes / 65_536));
+  const wasmMemory = new wasmApi.Memory({ initial: BASE_PAGES, maximum });
+  return { memoryBytes, module: newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule, wasmMemory })) };
+}
+
+/** Made while idle, for the next run with the default memory limit. */
+let next = instance(DEFAULT_SCRIPT_LIMITS.memoryBytes);
 let current: { id: number; sandbox: Sandbox } | undefined;
 
 function post(message: FromWorker): void {
@@ -35,7 +54,8 @@ function post(message: FromWorker): void {
 
 async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   const { id } = message;
-  const module = await next;
+  const { memoryBytes } = message.limits;
+  const module = await (next.memoryBytes === memoryBytes ? next : instance(memoryBytes)).module;
   const sandbox = new Sandbox({
     ...message,
     module,
@@ -46,7 +66,7 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   const outcome = await sandbox.run();
   current = undefined;
   post({ type: "done", id, outcome, logs: sandbox.unsentLogs() });
-  next = newQuickJSWASMModuleFromVariant(variant);
+  if (next.memoryBytes === memoryBytes) next = instance(DEFAULT_SCRIPT_LIMITS.memoryBytes);
 }
 
 port.on("message", (message: ToWorker) => {
@@ -59,5 +79,5 @@ port.on("message", (message: ToWorker) => {
   else current.sandbox.wake();
 });
 
-await next;
+await next.module;
 post({ type: "ready" });
