@@ -13,8 +13,7 @@ export function recordingApi(errors: Record<string, string> = {}) {
   const calls: RecordedCall[] = [];
   const api = async ({ tool, args }: RecordedCall): Promise<ApiAnswer> => {
     calls.push({ tool, args });
-    const message = errors[tool];
-    return message === undefined ? { ok: true, value: { tool, args } } : { ok: false, message };
+    return Object.hasOwn(errors, tool) ? { ok: false, message: errors[tool]! } : { ok: true, value: { tool, args } };
   };
   return { api, calls };
 }

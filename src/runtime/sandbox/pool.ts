@@ -5,11 +5,13 @@
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { type FromWorker, limitMessage, STOP_CANCELLED, STOP_NONE, type ToWorker } from "./protocol.js";
+import { Control, type FromWorker, limitMessage, type ToWorker } from "./protocol.js";
 import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */
 const GRACE_MS = 1_000;
+/** How often the CPU time a busy worker used is read. */
+const CPU_WATCH_MS = 100;
 const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
 /** The host stack QuickJS's own stack lives on: room for stackBytes up to about 4 MB (RangeError beyond, a limit). */
 const WORKER_STACK_MB = 16;
@@ -24,7 +26,7 @@ type Job = {
   finish: (outcome: Omit<ScriptOutcome, "apiCalls" | "logs">) => void;
 };
 
-type Slot = { worker: Worker; stop: Int32Array; job?: Job; watchdog?: NodeJS.Timeout };
+type Slot = { worker: Worker; control: Control; job?: Job; watchdog?: NodeJS.Timeout; cpuWatch?: NodeJS.Timeout };
 
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
 function builtWorker(): URL {
@@ -113,8 +115,12 @@ export class SandboxPool {
     }
     slot.job = job;
     slot.worker.ref();
-    Atomics.store(slot.stop, 0, STOP_NONE);
+    slot.control.reset();
     slot.watchdog = setTimeout(() => this.kill(slot, this.limitOutcome(job, "wallMs")), wallLeftMs + this.graceMs);
+    // The worker keeps the CPU time it used where this thread can read it, even while its engine never yields.
+    slot.cpuWatch = setInterval(() => {
+      if (slot.control.usedMs() > job.run.limits.cpuMs + this.graceMs) this.kill(slot, this.limitOutcome(job, "cpuMs"));
+    }, CPU_WATCH_MS);
     const { code, tools, limits } = job.run;
     const now = Math.floor(Date.now() / 1000) * 1000;
     this.post(slot, { type: "run", id: job.id, code, tools: [...tools], limits, now, wallLeftMs });
@@ -129,7 +135,7 @@ export class SandboxPool {
       job.finish({ ok: false, error: { kind: "cancelled", message } });
       return;
     }
-    Atomics.store(slot.stop, 0, STOP_CANCELLED);
+    slot.control.cancel();
     this.post(slot, { type: "wake", id: job.id });
     clearTimeout(slot.watchdog);
     slot.watchdog = setTimeout(
@@ -139,15 +145,15 @@ export class SandboxPool {
   }
 
   private spawn(): Slot {
-    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const control = new Control();
     const worker = new Worker(this.workerFile, {
-      workerData: { stop: stop.buffer },
+      workerData: { control: control.buffer },
       // The process's flags, less the one a worker refuses (`node --input-type=module -e …` starting a server).
       execArgv: process.execArgv.filter((flag) => !flag.startsWith("--input-type")),
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
     worker.unref();
-    const slot: Slot = { worker, stop };
+    const slot: Slot = { worker, control };
     worker.on("message", (message: FromWorker) => this.receive(slot, message));
     worker.on("error", (error) => this.lost(slot, `The sandbox stopped unexpectedly: ${error.message}`));
     worker.on("exit", () => this.lost(slot, "The sandbox stopped unexpectedly."));
@@ -179,6 +185,7 @@ export class SandboxPool {
 
   private release(slot: Slot): void {
     clearTimeout(slot.watchdog);
+    clearInterval(slot.cpuWatch);
     slot.job = undefined;
     slot.worker.unref();
   }
@@ -203,6 +210,7 @@ export class SandboxPool {
 
   private remove(slot: Slot): void {
     clearTimeout(slot.watchdog);
+    clearInterval(slot.cpuWatch);
     this.slots.splice(this.slots.indexOf(slot), 1);
     slot.job = undefined;
   }

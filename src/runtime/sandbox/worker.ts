@@ -7,9 +7,9 @@ import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import releaseSyncImport from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
-import type { FromWorker, ToWorker } from "./protocol.js";
+import { Control, type FromWorker, type ToWorker } from "./protocol.js";
 import { DEFAULT_SCRIPT_LIMITS } from "./run-script.js";
-import { Sandbox } from "./sandbox.js";
+import { Sandbox, type SandboxOptions } from "./sandbox.js";
 
 // The package's types describe its CommonJS build; under `import`, Node loads its ES build, whose default is the
 // variant itself.
@@ -18,13 +18,13 @@ const port = parentPort!;
 // Over stdio the process's stdout is the MCP channel: whatever the engine prints goes to stderr. (Piping the
 // worker's streams instead would keep an idle worker, and so the process, alive.)
 process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-const stop = new Int32Array((workerData as { stop: SharedArrayBuffer }).stop);
+const control = new Control((workerData as { control: SharedArrayBuffer }).control);
 const wasm = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 // Node's global, which this project's type libraries (ES2023, Node 20) do not declare.
 const { WebAssembly: wasmApi } = globalThis as unknown as {
   WebAssembly: {
     compile(bytes: Uint8Array): Promise<never>;
-    Memory: new (pages: { initial: number; maximum: number }) => never;
+    Memory: new (pages: { initial: number; maximum: number }) => { buffer: ArrayBuffer };
   };
 };
 const wasmModule = await wasmApi.compile(readFileSync(wasm));
@@ -38,10 +38,20 @@ const MAX_PAGES = 32_768;
  * memoryBytes and no further: QuickJS's own limit does not count every allocation (arrays grown element by
  * element pass it), the WebAssembly memory's maximum does.
  */
-function instance(memoryBytes: number): { memoryBytes: number; module: Promise<QuickJSWASMModule> } {
+function instance(memoryBytes: number): Instance {
   const maximum = Math.min(MAX_PAGES, BASE_PAGES + Math.ceil(memoryBytes / 65_536));
   const wasmMemory = new wasmApi.Memory({ initial: BASE_PAGES, maximum });
-  return { memoryBytes, module: newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule, wasmMemory })) };
+  return {
+    memoryBytes,
+    memory: { bytes: () => wasmMemory.buffer.byteLength, maximumBytes: maximum * 65_536 },
+    module: newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule, wasmMemory })),
+  };
+}
+
+interface Instance {
+  memoryBytes: number;
+  memory: SandboxOptions["memory"];
+  module: Promise<QuickJSWASMModule>;
 }
 
 /** Made while idle, for the next run with the default memory limit. */
@@ -55,11 +65,13 @@ function post(message: FromWorker): void {
 async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   const { id } = message;
   const { memoryBytes } = message.limits;
-  const module = await (next.memoryBytes === memoryBytes ? next : instance(memoryBytes)).module;
+  const { module: loading, memory } = next.memoryBytes === memoryBytes ? next : instance(memoryBytes);
+  const module = await loading;
   const sandbox = new Sandbox({
     ...message,
     module,
-    stop,
+    control,
+    memory,
     send: (call) => post({ type: "call", id, ...call }),
   });
   current = { id, sandbox };
