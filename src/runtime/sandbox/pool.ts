@@ -5,11 +5,14 @@
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { type FromWorker, limitMessage, STOP_CANCELLED, STOP_NONE, type ToWorker } from "./protocol.js";
+import { Control, type FromWorker, limitMessage, type ToWorker } from "./protocol.js";
 import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */
 const GRACE_MS = 1_000;
+/** How often the CPU time a busy worker used is read. */
+const CPU_WATCH_MS = 100;
+const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
 /** The host stack QuickJS's own stack lives on: room for stackBytes up to about 4 MB (RangeError beyond, a limit). */
 const WORKER_STACK_MB = 16;
 
@@ -23,12 +26,20 @@ type Job = {
   finish: (outcome: Omit<ScriptOutcome, "apiCalls" | "logs">) => void;
 };
 
-type Slot = { worker: Worker; stop: Int32Array; job?: Job; watchdog?: NodeJS.Timeout };
+type Slot = { worker: Worker; control: Control; job?: Job; watchdog?: NodeJS.Timeout; cpuWatch?: NodeJS.Timeout };
 
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
-function workerFile(): URL {
+function builtWorker(): URL {
   const fromSource = import.meta.url.endsWith(".ts");
   return new URL(fromSource ? "../../../dist/runtime/sandbox/worker.js" : "./worker.js", import.meta.url);
+}
+
+export interface PoolOptions {
+  /** Most workers at once; runs beyond wait. */
+  size?: number;
+  /** The worker's file (tests start one that never answers). */
+  workerFile?: URL;
+  graceMs?: number;
 }
 
 export class SandboxPool {
@@ -36,7 +47,20 @@ export class SandboxPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
 
-  constructor(private readonly size: number) {}
+  private readonly size: number;
+  private readonly workerFile: URL;
+  private readonly graceMs: number;
+
+  constructor({ size = POOL_SIZE, workerFile = builtWorker(), graceMs = GRACE_MS }: PoolOptions = {}) {
+    this.size = size;
+    this.workerFile = workerFile;
+    this.graceMs = graceMs;
+  }
+
+  /** Workers started and not lost: busy, idle or starting. */
+  get workers(): number {
+    return this.slots.length;
+  }
 
   warm(): Promise<void> {
     const slot = this.slots[0] ?? this.spawn();
@@ -91,8 +115,12 @@ export class SandboxPool {
     }
     slot.job = job;
     slot.worker.ref();
-    Atomics.store(slot.stop, 0, STOP_NONE);
-    slot.watchdog = setTimeout(() => this.kill(slot, this.limitOutcome(job, "wallMs")), wallLeftMs + GRACE_MS);
+    slot.control.reset();
+    slot.watchdog = setTimeout(() => this.kill(slot, this.limitOutcome(job, "wallMs")), wallLeftMs + this.graceMs);
+    // The worker keeps the CPU time it used where this thread can read it, even while its engine never yields.
+    slot.cpuWatch = setInterval(() => {
+      if (slot.control.usedMs() > job.run.limits.cpuMs + this.graceMs) this.kill(slot, this.limitOutcome(job, "cpuMs"));
+    }, CPU_WATCH_MS);
     const { code, tools, limits } = job.run;
     const now = Math.floor(Date.now() / 1000) * 1000;
     this.post(slot, { type: "run", id: job.id, code, tools: [...tools], limits, now, wallLeftMs });
@@ -107,22 +135,25 @@ export class SandboxPool {
       job.finish({ ok: false, error: { kind: "cancelled", message } });
       return;
     }
-    Atomics.store(slot.stop, 0, STOP_CANCELLED);
+    slot.control.cancel();
     this.post(slot, { type: "wake", id: job.id });
     clearTimeout(slot.watchdog);
-    slot.watchdog = setTimeout(() => this.kill(slot, { ok: false, error: { kind: "cancelled", message } }), GRACE_MS);
+    slot.watchdog = setTimeout(
+      () => this.kill(slot, { ok: false, error: { kind: "cancelled", message } }),
+      this.graceMs,
+    );
   }
 
   private spawn(): Slot {
-    const stop = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker(workerFile(), {
-      workerData: { stop: stop.buffer },
+    const control = new Control();
+    const worker = new Worker(this.workerFile, {
+      workerData: { control: control.buffer },
       // The process's flags, less the one a worker refuses (`node --input-type=module -e …` starting a server).
       execArgv: process.execArgv.filter((flag) => !flag.startsWith("--input-type")),
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
     worker.unref();
-    const slot: Slot = { worker, stop };
+    const slot: Slot = { worker, control };
     worker.on("message", (message: FromWorker) => this.receive(slot, message));
     worker.on("error", (error) => this.lost(slot, `The sandbox stopped unexpectedly: ${error.message}`));
     worker.on("exit", () => this.lost(slot, "The sandbox stopped unexpectedly."));
@@ -154,6 +185,7 @@ export class SandboxPool {
 
   private release(slot: Slot): void {
     clearTimeout(slot.watchdog);
+    clearInterval(slot.cpuWatch);
     slot.job = undefined;
     slot.worker.unref();
   }
@@ -178,6 +210,7 @@ export class SandboxPool {
 
   private remove(slot: Slot): void {
     clearTimeout(slot.watchdog);
+    clearInterval(slot.cpuWatch);
     this.slots.splice(this.slots.indexOf(slot), 1);
     slot.job = undefined;
   }
@@ -205,6 +238,6 @@ async function answer({ job, tool, args }: { job: Job; tool: string; args: strin
 let pool: SandboxPool | undefined;
 
 export function sandboxPool(): SandboxPool {
-  pool ??= new SandboxPool(Math.min(4, Math.max(2, availableParallelism())));
+  pool ??= new SandboxPool();
   return pool;
 }

@@ -28,9 +28,52 @@ export type FromWorker =
   | { type: "call"; id: number; call: number; tool: string; args: string; logs: string[] }
   | { type: "done"; id: number; outcome: Omit<ScriptOutcome, "apiCalls" | "logs">; logs: string[] };
 
-/** Values of the stop flag the pool writes into a worker's shared memory, read by the engine's interrupt handler. */
-export const STOP_NONE = 0;
-export const STOP_CANCELLED = 1;
+/**
+ * What the pool and a worker share: the stop flag the pool raises on cancellation (read by the engine's interrupt
+ * handler), and the CPU time the run has used, kept by the worker, so the pool can end a run whose engine is busy
+ * where it never asks its interrupt handler (a storm of calls that overflow the stack at once, say).
+ */
+export class Control {
+  readonly buffer: SharedArrayBuffer;
+  private readonly flag: Int32Array;
+  /** [start of the current engine slice (0: none), CPU ms used before it], on the epoch clock. */
+  private readonly times: Float64Array;
+
+  constructor(buffer = new SharedArrayBuffer(24)) {
+    this.buffer = buffer;
+    this.flag = new Int32Array(buffer, 0, 1);
+    this.times = new Float64Array(buffer, 8, 2);
+  }
+
+  reset(): void {
+    Atomics.store(this.flag, 0, 0);
+    this.times.fill(0);
+  }
+
+  cancel(): void {
+    Atomics.store(this.flag, 0, 1);
+  }
+
+  get cancelled(): boolean {
+    return Atomics.load(this.flag, 0) === 1;
+  }
+
+  slice(startedAt: number, usedMs: number): void {
+    this.times[1] = usedMs;
+    this.times[0] = startedAt;
+  }
+
+  /** CPU time used, counting the slice under way. */
+  usedMs(now = epochNow()): number {
+    const [startedAt = 0, used = 0] = this.times;
+    return used + (startedAt > 0 ? now - startedAt : 0);
+  }
+}
+
+/** Milliseconds on a clock both threads share. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}
 
 const LIMIT_WORDS: Record<keyof ScriptLimits, (limits: ScriptLimits) => string> = {
   wallMs: (l) => `its time limit (wallMs ${l.wallMs})`,

@@ -10,9 +10,9 @@ export interface ScriptLimits {
   wallMs: number;
   /** Time spent running the script's own code (the engine's slices on its thread), answers' waits excluded. */
   cpuMs: number;
-  /** The engine's heap: objects, strings, the copied-in answers. */
+  /** The engine's heap (objects, strings, the copied-in answers): what its memory may grow by past its own 16 MiB. */
   memoryBytes: number;
-  /** The engine's stack: how deep the script may recurse. */
+  /** The engine's stack: how deep the script may recurse (at most 4 MiB, the engine's own stack). */
   stackBytes: number;
   maxApiCalls: number;
   /** UTF-8 bytes of the log lines and the JSON of the return value together. */

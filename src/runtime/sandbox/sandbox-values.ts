@@ -19,6 +19,9 @@ export function copyOut({
   stringify: QuickJSHandle;
   room: number;
 }): Copied {
+  // A string too long is refused before JSON.stringify copies it inside.
+  if (context.typeof(value) === "string" && context.getNumber(context.getProp(value, "length")) > room)
+    return { kind: "tooLarge" };
   const result = context.callFunction(stringify, context.undefined, value);
   if (result.error) return { kind: "thrown", error: result.error };
   if (context.typeof(result.value) !== "string") return { kind: "value", value: undefined };

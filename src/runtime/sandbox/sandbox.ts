@@ -3,11 +3,22 @@
 // its end: jobs run in slices timed for the CPU limit, answers are copied in as JSON text between slices, and any
 // limit sets `ending`, which makes the interrupt handler stop the engine at its next check.
 
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSWASMModule } from "quickjs-emscripten-core";
-import { limitMessage, STOP_CANCELLED } from "./protocol.js";
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten-core";
+import { type Control, epochNow, limitMessage } from "./protocol.js";
 import { PRELUDE, SCRIPT_FILE, wrapScript } from "./prelude.js";
 import { copyOut, describeError } from "./sandbox-values.js";
 import type { ScriptLimits, ScriptOutcome } from "./run-script.js";
+
+/** The deepest stack QuickJS gets, whatever stackBytes says; the worker's host stack is sized for it. */
+export const MAX_STACK_BYTES = 4 * 1024 * 1024;
+
+const JOB_BATCH = 1_000;
 
 type Outcome = Omit<ScriptOutcome, "apiCalls" | "logs">;
 type Ending = { kind: "limit"; limit: keyof ScriptLimits } | { kind: "cancelled" };
@@ -20,7 +31,9 @@ export interface SandboxOptions {
   /** The fixed clock's reading, epoch ms. */
   now: number;
   wallLeftMs: number;
-  stop: Int32Array;
+  control: Control;
+  /** The engine's WebAssembly memory: its size now, and the most it may grow to. */
+  memory: { bytes: () => number; maximumBytes: number };
   /** Sends one api call to the main thread, with the log lines written since the last send. */
   send: (call: { call: number; tool: string; args: string; logs: string[] }) => void;
 }
@@ -90,7 +103,8 @@ export class Sandbox {
     const { module, limits } = this.options;
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(limits.memoryBytes);
-    runtime.setMaxStackSize(limits.stackBytes);
+    // QuickJS's stack lives in the engine's own (about 5 MiB): a limit beyond it would make every call overflow.
+    runtime.setMaxStackSize(Math.min(limits.stackBytes, MAX_STACK_BYTES));
     runtime.setInterruptHandler(() => this.interrupt());
     const context = runtime.newContext();
     this.context = context;
@@ -99,9 +113,9 @@ export class Sandbox {
     if (evaluated.error) return this.failed(context, evaluated.error, { compile: true });
     const promise = evaluated.value;
     for (;;) {
-      const jobs = this.slice(() => runtime.executePendingJobs());
+      const jobs = this.runJobs(runtime);
       if (this.ending) return this.ended();
-      if (jobs.error) return this.failed(context, jobs.error);
+      if (jobs) return this.failed(context, jobs);
       const state = context.getPromiseState(promise);
       if (state.type === "fulfilled") return this.returned(context, state.value);
       if (state.type === "rejected") return this.failed(context, state.error);
@@ -111,6 +125,18 @@ export class Sandbox {
       }
       await this.nextEvent();
       if (this.ending) return this.ended();
+    }
+  }
+
+  /**
+   * Runs the queued jobs in batches, checking the limits between them: a storm of tiny jobs may never reach the
+   * points where the engine asks its interrupt handler. Gives the error a job ended with, if one did.
+   */
+  private runJobs(runtime: QuickJSRuntime): QuickJSHandle | undefined {
+    for (;;) {
+      const jobs = this.slice(() => runtime.executePendingJobs(JOB_BATCH));
+      if (jobs.error) return jobs.error;
+      if (jobs.value < JOB_BATCH || this.interrupt()) return undefined;
     }
   }
 
@@ -175,6 +201,10 @@ export class Sandbox {
   }
 
   private failed(context: QuickJSContext, error: QuickJSHandle, { compile = false } = {}): Outcome {
+    // Out of memory so far that not even the error could be made, the engine throws null.
+    const { memory } = this.options;
+    if (context.typeof(error) === "object" && context.dump(error) === null && memory.bytes() > memory.maximumBytes / 2)
+      return this.end({ limit: "memoryBytes" });
     const lines = this.options.code.split("\n").length;
     const described = this.slice(() => describeError(context, error, { compile, lines }));
     if (this.ending) return this.ended();
@@ -200,7 +230,7 @@ export class Sandbox {
 
   private interrupt(): boolean {
     if (this.ending) return true;
-    if (Atomics.load(this.options.stop, 0) === STOP_CANCELLED) this.ending = { kind: "cancelled" };
+    if (this.options.control.cancelled) this.ending = { kind: "cancelled" };
     else {
       const now = performance.now();
       if (now >= this.deadline) this.ending = { kind: "limit", limit: "wallMs" };
@@ -214,11 +244,13 @@ export class Sandbox {
   private slice<T>(work: () => T): T {
     if (this.sliceStart !== undefined) return work();
     this.sliceStart = performance.now();
+    this.options.control.slice(epochNow(), this.cpuUsed);
     try {
       return work();
     } finally {
       this.cpuUsed += performance.now() - this.sliceStart;
       this.sliceStart = undefined;
+      this.options.control.slice(0, this.cpuUsed);
     }
   }
 
@@ -235,7 +267,7 @@ export class Sandbox {
       this.wakeUp = () => {
         clearTimeout(timer);
         this.wakeUp = undefined;
-        if (Atomics.load(this.options.stop, 0) === STOP_CANCELLED) this.ending ??= { kind: "cancelled" };
+        if (this.options.control.cancelled) this.ending ??= { kind: "cancelled" };
         resolve();
       };
     });

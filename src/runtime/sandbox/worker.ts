@@ -7,8 +7,9 @@ import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import releaseSyncImport from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
-import type { FromWorker, ToWorker } from "./protocol.js";
-import { Sandbox } from "./sandbox.js";
+import { Control, type FromWorker, type ToWorker } from "./protocol.js";
+import { DEFAULT_SCRIPT_LIMITS } from "./run-script.js";
+import { Sandbox, type SandboxOptions } from "./sandbox.js";
 
 // The package's types describe its CommonJS build; under `import`, Node loads its ES build, whose default is the
 // variant itself.
@@ -17,16 +18,44 @@ const port = parentPort!;
 // Over stdio the process's stdout is the MCP channel: whatever the engine prints goes to stderr. (Piping the
 // worker's streams instead would keep an idle worker, and so the process, alive.)
 process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-const stop = new Int32Array((workerData as { stop: SharedArrayBuffer }).stop);
+const control = new Control((workerData as { control: SharedArrayBuffer }).control);
 const wasm = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 // Node's global, which this project's type libraries (ES2023, Node 20) do not declare.
 const { WebAssembly: wasmApi } = globalThis as unknown as {
-  WebAssembly: { compile(bytes: Uint8Array): Promise<never> };
+  WebAssembly: {
+    compile(bytes: Uint8Array): Promise<never>;
+    Memory: new (pages: { initial: number; maximum: number }) => { buffer: ArrayBuffer };
+  };
 };
-const variant = newVariant(releaseSync, { wasmModule: await wasmApi.compile(readFileSync(wasm)) });
-// A new instance per run (under a millisecond from the compiled module): no run shares a heap with another, and a
-// run that broke its instance (the host stack overflowing inside it) leaves nothing behind.
-let next: Promise<QuickJSWASMModule> = newQuickJSWASMModuleFromVariant(variant);
+const wasmModule = await wasmApi.compile(readFileSync(wasm));
+/** The engine's own memory, 16 MiB (its static data and stack), in 64 KiB pages; the heap grows beyond it. */
+const BASE_PAGES = 256;
+const MAX_PAGES = 32_768;
+
+/**
+ * A new instance per run (under a millisecond from the compiled module): no run shares a heap with another, and a
+ * run that broke its instance (the host stack overflowing inside it) leaves nothing behind. Its memory can grow by
+ * memoryBytes and no further: QuickJS's own limit does not count every allocation (arrays grown element by
+ * element pass it), the WebAssembly memory's maximum does.
+ */
+function instance(memoryBytes: number): Instance {
+  const maximum = Math.min(MAX_PAGES, BASE_PAGES + Math.ceil(memoryBytes / 65_536));
+  const wasmMemory = new wasmApi.Memory({ initial: BASE_PAGES, maximum });
+  return {
+    memoryBytes,
+    memory: { bytes: () => wasmMemory.buffer.byteLength, maximumBytes: maximum * 65_536 },
+    module: newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule, wasmMemory })),
+  };
+}
+
+interface Instance {
+  memoryBytes: number;
+  memory: SandboxOptions["memory"];
+  module: Promise<QuickJSWASMModule>;
+}
+
+/** Made while idle, for the next run with the default memory limit. */
+let next = instance(DEFAULT_SCRIPT_LIMITS.memoryBytes);
 let current: { id: number; sandbox: Sandbox } | undefined;
 
 function post(message: FromWorker): void {
@@ -35,18 +64,21 @@ function post(message: FromWorker): void {
 
 async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   const { id } = message;
-  const module = await next;
+  const { memoryBytes } = message.limits;
+  const { module: loading, memory } = next.memoryBytes === memoryBytes ? next : instance(memoryBytes);
+  const module = await loading;
   const sandbox = new Sandbox({
     ...message,
     module,
-    stop,
+    control,
+    memory,
     send: (call) => post({ type: "call", id, ...call }),
   });
   current = { id, sandbox };
   const outcome = await sandbox.run();
   current = undefined;
   post({ type: "done", id, outcome, logs: sandbox.unsentLogs() });
-  next = newQuickJSWASMModuleFromVariant(variant);
+  if (next.memoryBytes === memoryBytes) next = instance(DEFAULT_SCRIPT_LIMITS.memoryBytes);
 }
 
 port.on("message", (message: ToWorker) => {
@@ -59,5 +91,5 @@ port.on("message", (message: ToWorker) => {
   else current.sandbox.wake();
 });
 
-await next;
+await next.module;
 post({ type: "ready" });
