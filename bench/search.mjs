@@ -94,6 +94,11 @@ if (options.standins) {
       search: (query) => index.search(query, 10).map((hit) => real.get(hit.tool.name)),
     });
     console.log(`\nGitHub stand-in "${variant}": top-1 ${percent(report.top1)}, top-5 ${percent(report.top5)}`);
+    if (options["figures-only"]) continue;
+    for (const miss of report.misses)
+      console.log(
+        `  ${miss.rank ? `#${miss.rank}` : "–"}  "${miss.task}" → ${miss.expected[0]}; got ${miss.found.slice(0, 3).join(", ")}`,
+      );
   }
 }
 process.exitCode = allMet ? 0 : 1;

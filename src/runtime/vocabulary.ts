@@ -125,7 +125,8 @@ export const RELATED: ReadonlyMap<string, string[]> = new Map(
 
 /** Phrases a user writes as several words for what an API names with one. */
 export const PHRASES: Array<[RegExp, string]> = [
-  [/\bpull requests?\b/g, "pull"],
+  [/\bpull requests\b/g, "pulls"],
+  [/\bpull request\b/g, "pull"],
   [/\bset up\b/g, "setup"],
   [/\b(?:get rid of|throw away|tear down|take down)\b/g, "remove"],
   [/\b(?:turn|switch) off\b/g, "disable"],
