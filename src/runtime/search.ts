@@ -48,12 +48,15 @@ export class ToolSearch {
   private readonly shapes: Shape[];
   /** Tools that do the same thing in another version of the API share a key. */
   private readonly keys: string[];
+  /** The things the API names in its paths (stems): a request opening with one of them is not a command. */
+  private readonly nouns: Set<string>;
 
   constructor({ tools, definitions }: { tools: readonly Tool[]; definitions: Record<string, JsonSchema> }) {
     this.tools = tools;
     this.deprecated = new Set(tools.flatMap((tool, doc) => (isDeprecated(tool) ? [doc] : [])));
     this.shapes = tools.map(shapeOf);
     this.keys = tools.map((tool) => sameOperationKey(tool.operation));
+    this.nouns = new Set(this.shapes.flatMap((shape) => shape.segments.map((segment) => segment.stem)));
     this.lengths = new Uint16Array(tools.length * FIELDS.length);
     const totals = FIELDS.map(() => 0);
     const lists = new Map<string, number[]>();
@@ -108,7 +111,7 @@ export class ToolSearch {
       }
     }
     const asked = words.filter((word) => word.term).length || 1;
-    const intent = intentOf(query);
+    const intent = intentOf(query, { isNoun: (stem) => this.nouns.has(stem) });
     const named = query.trim();
     const shape = queryShape(query);
     const ranked = [...totals].map(([doc, { score, matched }]) => {

@@ -145,9 +145,9 @@ export const INTENTS: ReadonlyMap<string, Intent> = new Map([
     (word) => [word, "read"] as const,
   ),
   ...words(
-    "create add new make open publish post submit share register invite start setup upload attach write save store give grant leave issue send update edit rename toggle modify change alter set close reopen move replace patch enable disable mark approve accept reject cancel",
+    "create add new make open publish post submit share register invite start setup upload attach write save store give grant leave issue send update edit rename toggle modify change alter set close reopen move replace patch enable disable mark approve accept reject cancel stop pause resume suspend restart reboot scale resize rollback merge rerun retry refund capture pay void finalize confirm verify assign unassign lock unlock pin unpin archive unarchive label annotate apply deploy install configure rotate renew extend schedule transfer block unblock mute unmute ban follow unfollow star unstar increase decrease raise lower bump",
   ).map((word) => [word, "change"] as const),
-  ...words("delete remove erase drop destroy purge revoke discard kick kill unregister uninstall").map(
+  ...words("delete remove erase drop destroy purge revoke discard kick kill terminate unregister uninstall").map(
     (word) => [word, "delete"] as const,
   ),
 ]);

@@ -72,14 +72,19 @@ export function isQuestion(query: string): boolean {
   );
 }
 
-/** What the query wants done: a question reads; otherwise its first verb that says (none: any). */
-export function intentOf(query: string): Intent | undefined {
+/**
+ * What the query wants done: a question reads; otherwise its first verb that says. A request that opens with a
+ * word the API does not name a thing with ("restart the web app", "cordon node 3") is a command: a change.
+ */
+export function intentOf(query: string, { isNoun }: { isNoun: (stem: string) => boolean }): Intent | undefined {
   if (isQuestion(query)) return "read";
-  for (const word of words(phrased(query))) {
+  const found = words(phrased(query));
+  for (const word of found) {
     const intent = INTENTS.get(word);
     if (intent) return intent;
   }
-  return undefined;
+  const first = found.find((word) => !STOP.has(word));
+  return first !== undefined && /^[a-z]{3,}$/.test(first) && !isNoun(term(first).stem) ? "change" : undefined;
 }
 
 /** The query lower-cased, its phrases made words ("pull requests" → pull), and its values taken out unless kept. */
