@@ -23,6 +23,8 @@ const COVERAGE = 1;
 const OTHER_INTENT_WEIGHT = 0.65;
 /** A tool that says it is deprecated counts this much: its replacement does the same. */
 const DEPRECATED_WEIGHT = 0.5;
+/** Fields where names are written: compound words in them are also found joined. */
+const JOINED_FIELDS = new Set(["name", "summary", "tags", "resource", "path"]);
 /** BM25's usual constants: term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
@@ -69,8 +71,9 @@ export class ToolSearch {
         const counts = new Map<string, number>();
         for (const { stem, surface } of found)
           for (const term of [stem, surface]) counts.set(term, (counts.get(term) ?? 0) + 1);
-        // Joined names ("ReplicaSet" → replicaset) are found too, but do not make the field longer.
-        for (const { stem } of joinedTerms(text[field])) if (!counts.has(stem)) counts.set(stem, 1);
+        // Joined names ("ReplicaSet" → replicaset) are found too, but do not make the field longer; prose has none.
+        if (JOINED_FIELDS.has(field))
+          for (const { stem } of joinedTerms(text[field])) if (!counts.has(stem)) counts.set(stem, 1);
         for (const [term, count] of counts) {
           const list = lists.get(term) ?? [];
           if (list.length === 0) lists.set(term, list);
