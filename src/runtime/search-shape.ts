@@ -10,6 +10,19 @@ import { phrased, stem, words } from "./words.js";
 const NUMBER_WEIGHT = 0.9;
 /** A tool not scoped by what the request names as a container ("in namespace shop", "of customer X") counts this much. */
 const SCOPE_WEIGHT = 0.85;
+/** A tool that updates when the request creates (or creates when it updates) counts this much. */
+const CHANGE_KIND_WEIGHT = 0.85;
+/** Verbs that create something new, and verbs that change what is there (the first of either in a request decides). */
+const CREATE_VERBS = new Set(
+  "create add new make open publish post submit register upload attach invite deploy install schedule start setup".split(
+    " ",
+  ),
+);
+const UPDATE_VERBS = new Set(
+  "update edit rename modify change alter set replace patch toggle enable disable scale resize restart pause resume suspend rotate renew extend increase decrease raise lower bump lock unlock archive unarchive close reopen".split(
+    " ",
+  ),
+);
 /** A tool in a pre-release version (`v1beta1`, `v2alpha1`) counts this much: the stable one does the same. */
 const PRERELEASE_WEIGHT = 0.95;
 
@@ -60,6 +73,8 @@ export function shapeOf(tool: Tool): Shape {
 export interface QueryShape {
   /** Stem → whether the request wants many of it (true) or one (false); a word it says nothing of is absent. */
   nouns: Map<string, boolean>;
+  /** Whether the request creates something or changes what is there, when its first such verb says. */
+  change?: "create" | "update";
   /** Stems of words after "in", "of", "for", "from", "under", "within", "inside", "on" (articles skipped). */
   containers: string[];
 }
@@ -90,8 +105,10 @@ export function queryShape(query: string): QueryShape {
     else if (before.slice(-2).some((w) => DETERMINERS.has(w))) nouns.set(key, false);
     else if (raw[at + 1] !== undefined && VALUE.test(raw[at + 1]!)) nouns.set(key, false);
   });
+  const verb = plain.find((word) => CREATE_VERBS.has(word) || UPDATE_VERBS.has(word));
+  const change = verb === undefined ? undefined : CREATE_VERBS.has(verb) ? "create" : "update";
   const containers = [...phrased(query).matchAll(CONTAINER)].map((match) => stem(match[1]!));
-  return { nouns, containers };
+  return { nouns, containers, ...(change ? { change } : {}) };
 }
 
 /** How much a tool's score is scaled for what its path says against the request. */
@@ -105,8 +122,17 @@ export function shapeWeight({ shape, query }: { shape: Shape; query: QueryShape 
     if (wantsMany === actsOnOne({ segment, method: shape.method })) weight *= NUMBER_WEIGHT;
     break;
   }
+  const kind = changeKind(shape);
+  if (query.change && kind && kind !== query.change) weight *= CHANGE_KIND_WEIGHT;
   for (const container of query.containers) if (!shape.scopes.has(container)) weight *= SCOPE_WEIGHT;
   return weight;
+}
+
+/** A POST to a collection creates; PUT, PATCH and a POST to one item change what is there. */
+function changeKind({ method, segments }: Shape): "create" | "update" | undefined {
+  if (method === "PUT" || method === "PATCH") return "update";
+  if (method !== "POST") return undefined;
+  return segments.at(-1)?.next === "param" ? "update" : "create";
 }
 
 /** A plural as written: "pods", "replicasets", "policies" (not "status", "address", "analysis"). */

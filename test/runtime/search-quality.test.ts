@@ -15,7 +15,7 @@ import { ToolSearch } from "../../src/runtime/search.js";
 const REACHED: Record<string, { top1: number; top5: number }> = {
   GitHub: { top1: 83.5, top5: 94.5 },
   Stripe: { top1: 51.5, top5: 80.3 },
-  Kubernetes: { top1: 37.9, top5: 60.3 },
+  Kubernetes: { top1: 39.7, top5: 60.3 },
 };
 /** Sets whose targets the search does not meet yet (see the README): their target test is expected to fail. */
 const SHORT_OF_TARGETS = new Set(["Stripe", "Kubernetes"]);

@@ -115,4 +115,13 @@ describe("tool search against the shape of REST paths", () => {
     ];
     expect(ranked(scale, "scale the web deployment")[0]).toBe("op2");
   });
+
+  it("tells a request that creates from one that changes what is there", () => {
+    const patch = tool({ name: "patch", description: "Widgets.", method: "PATCH", path: "/widgets/{id}" });
+    const post = tool({ name: "post", description: "Widgets.", method: "POST", path: "/x/{x}/widgets" });
+    expect(ranked([patch, post], "deploy a widget")[0]).toBe("post");
+    const nested = tool({ name: "nested", description: "Widgets.", method: "PATCH", path: "/x/{x}/widgets/{id}" });
+    const top = tool({ name: "top", description: "Widgets.", method: "POST", path: "/widgets" });
+    expect(ranked([top, nested], "scale the widget w-1")[0]).toBe("nested");
+  });
 });
