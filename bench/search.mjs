@@ -4,9 +4,10 @@
 // what came first, and what dynamic mode costs up front (the bytes of its tools/list for GitHub). Deterministic:
 // the same build gives the same figures.
 //
-// Run: npm run build && node bench/search.mjs [--tasks <file or set name>]… [--figures-only] [--all]
+// Run: npm run build && node bench/search.mjs [--tasks <file or set name>]… [--figures-only] [--all] [--standins]
 //   no --tasks: all three sets (GitHub, Stripe, Kubernetes); --figures-only hides each task's line (the untuned
-//   sets are looked at that way while tuning); --all prints every task, not only the misses.
+//   sets are looked at that way while tuning); --all prints every task, not only the misses; --standins adds
+//   GitHub's tasks over GitHub's tools stripped of summaries, tags or names (bench/search-standins.mjs).
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,6 +18,7 @@ import { DynamicProvider } from "../dist/runtime/dynamic.js";
 import { startEngine } from "../dist/runtime/start.js";
 import { ToolSearch } from "../dist/runtime/search.js";
 import { evaluate, readTasks, TASK_SETS } from "./search-eval.mjs";
+import { STANDINS, standIn } from "./search-standins.mjs";
 import { recordSummary } from "./report.mjs";
 
 const { values: options } = parseArgs({
@@ -24,6 +26,7 @@ const { values: options } = parseArgs({
     tasks: { type: "string", multiple: true },
     "figures-only": { type: "boolean", default: false },
     all: { type: "boolean", default: false },
+    standins: { type: "boolean", default: false },
   },
 });
 const sets = (options.tasks ?? TASK_SETS.map((set) => set.name)).map(
@@ -77,6 +80,25 @@ for (const set of sets) {
       `  ${result.rank === undefined ? "–" : `#${result.rank}`}  "${result.task}" → ${result.expected.join(" | ")}`,
     );
     console.log(`      got: ${result.found.slice(0, 3).join(", ")}`);
+  }
+}
+// GitHub's tasks over GitHub's tools with its summaries, tags or names taken away (bench/search-standins.mjs).
+if (options.standins) {
+  const { spec, tasks } = readTasks(TASK_SETS[0].file);
+  const catalog = await loadCatalog(spec);
+  for (const variant of Object.keys(STANDINS)) {
+    const { tools, real } = standIn({ tools: catalog.tools, variant });
+    const index = new ToolSearch({ tools, definitions: catalog.definitions });
+    const report = evaluate({
+      tasks,
+      search: (query) => index.search(query, 10).map((hit) => real.get(hit.tool.name)),
+    });
+    console.log(`\nGitHub stand-in "${variant}": top-1 ${percent(report.top1)}, top-5 ${percent(report.top5)}`);
+    if (options["figures-only"]) continue;
+    for (const miss of report.misses)
+      console.log(
+        `  ${miss.rank ? `#${miss.rank}` : "–"}  "${miss.task}" → ${miss.expected[0]}; got ${miss.found.slice(0, 3).join(", ")}`,
+      );
   }
 }
 process.exitCode = allMet ? 0 : 1;

@@ -8,9 +8,10 @@
 // no extra dependency.
 
 import type { JsonSchema, Tool } from "../catalog/types.js";
+import { type Shape, queryShape, shapeOf, shapeWeight } from "./search-shape.js";
 import { FIELD_WEIGHTS, FIELDS, isDeprecated, toolText } from "./tool-text.js";
 import type { Intent } from "./vocabulary.js";
-import { intentOf, queryWords, type Term, terms } from "./words.js";
+import { intentOf, joinedTerms, queryWords, type Term, terms } from "./words.js";
 
 /** Query words the user did not say, only implied ("remove" for "delete"), count this much. */
 const RELATED_WEIGHT = 0.6;
@@ -22,6 +23,8 @@ const COVERAGE = 1;
 const OTHER_INTENT_WEIGHT = 0.65;
 /** A tool that says it is deprecated counts this much: its replacement does the same. */
 const DEPRECATED_WEIGHT = 0.5;
+/** Fields where names are written: compound words in them are also found joined. */
+const JOINED_FIELDS = new Set(["name", "summary", "tags", "resource", "path"]);
 /** BM25's usual constants: term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
@@ -43,10 +46,19 @@ export class ToolSearch {
   private readonly averages: number[];
   /** Tools that say they are deprecated. */
   private readonly deprecated: Set<number>;
+  /** What each tool's path says (search-shape.ts). */
+  private readonly shapes: Shape[];
+  /** Tools that do the same thing in another version of the API share a key. */
+  private readonly keys: string[];
+  /** The things the API names in its paths (stems): a request opening with one of them is not a command. */
+  private readonly nouns: Set<string>;
 
   constructor({ tools, definitions }: { tools: readonly Tool[]; definitions: Record<string, JsonSchema> }) {
     this.tools = tools;
     this.deprecated = new Set(tools.flatMap((tool, doc) => (isDeprecated(tool) ? [doc] : [])));
+    this.shapes = tools.map(shapeOf);
+    this.keys = tools.map((tool) => sameOperationKey(tool.operation));
+    this.nouns = new Set(this.shapes.flatMap((shape) => shape.segments.map((segment) => segment.stem)));
     this.lengths = new Uint16Array(tools.length * FIELDS.length);
     const totals = FIELDS.map(() => 0);
     const lists = new Map<string, number[]>();
@@ -59,6 +71,9 @@ export class ToolSearch {
         const counts = new Map<string, number>();
         for (const { stem, surface } of found)
           for (const term of [stem, surface]) counts.set(term, (counts.get(term) ?? 0) + 1);
+        // Joined names ("ReplicaSet" → replicaset) are found too, but do not make the field longer; prose has none.
+        if (JOINED_FIELDS.has(field))
+          for (const { stem } of joinedTerms(text[field])) if (!counts.has(stem)) counts.set(stem, 1);
         for (const [term, count] of counts) {
           const list = lists.get(term) ?? [];
           if (list.length === 0) lists.set(term, list);
@@ -77,7 +92,12 @@ export class ToolSearch {
    * tool's) does not beat one that matches the whole request.
    */
   search(query: string, limit: number): SearchHit[] {
-    const words = queryWords(query);
+    // "unfollow", "unstar": where the index has no such word, the word it undoes, and a removal.
+    const words = queryWords(query).map((word) =>
+      word.term && !this.postings.has(word.term.stem) && /^=un[a-z]{4,}$/.test(word.term.surface)
+        ? { term: terms(word.term.surface.slice(3))[0], related: terms("remove delete") }
+        : word,
+    );
     const totals = new Map<number, { score: number; matched: number }>();
     for (const word of words) {
       const best = new Map<number, number>();
@@ -94,18 +114,22 @@ export class ToolSearch {
       }
     }
     const asked = words.filter((word) => word.term).length || 1;
-    const intent = intentOf(query);
+    const intent = intentOf(query, { isNoun: (stem) => this.nouns.has(stem) });
     const named = query.trim();
+    const shape = queryShape(query);
     const ranked = [...totals].map(([doc, { score, matched }]) => {
       const tool = this.tools[doc]!;
       // A tool whose name is the query (a model that already knows it) comes first.
       if (tool.name === named) return { doc, score: Number.POSITIVE_INFINITY };
       const change = intent && intent !== intentOfMethod(tool.operation.method) ? OTHER_INTENT_WEIGHT : 1;
       const old = this.deprecated.has(doc) ? DEPRECATED_WEIGHT : 1;
-      return { doc, score: old * change * score * (matched / asked) ** COVERAGE };
+      const fit = shapeWeight({ shape: this.shapes[doc]!, query: shape });
+      return { doc, score: fit * old * change * score * (matched / asked) ** COVERAGE };
     });
     ranked.sort((a, b) => b.score - a.score || a.doc - b.doc);
-    return ranked.slice(0, limit).map(({ doc, score }) => ({ tool: this.tools[doc]!, score }));
+    return distinctFirst({ ranked, keys: this.keys })
+      .slice(0, limit)
+      .map(({ doc, score }) => ({ tool: this.tools[doc]!, score }));
   }
 
   /** A term's score for each tool that has its stem, a little more where the word is written the same. */
@@ -133,6 +157,27 @@ export class ToolSearch {
     }
     return scores;
   }
+}
+
+/** Among the first results, five different operations: another version of one already shown comes after them. */
+const DISTINCT = 5;
+function distinctFirst<T extends { doc: number }>({ ranked, keys }: { ranked: T[]; keys: string[] }): T[] {
+  const first: T[] = [];
+  const later: T[] = [];
+  const seen = new Set<string>();
+  for (const hit of ranked) {
+    const key = keys[hit.doc]!;
+    if (first.length < DISTINCT && !seen.has(key)) {
+      first.push(hit);
+      seen.add(key);
+    } else later.push(hit);
+  }
+  return [...first, ...later];
+}
+
+/** The method and path without versions and parameter names: `/apis/autoscaling/v2/…/{name}` as `/apis/autoscaling/v/…/{}`. */
+function sameOperationKey({ method, path }: { method: string; path: string }): string {
+  return `${method} ${path.replace(/\/v\d+(?:(?:alpha|beta)\d*)?(?=\/|$)/g, "/v").replace(/\{[^}]*\}/g, "{}")}`;
 }
 
 function intentOfMethod(method: string): Intent {

@@ -125,7 +125,8 @@ export const RELATED: ReadonlyMap<string, string[]> = new Map(
 
 /** Phrases a user writes as several words for what an API names with one. */
 export const PHRASES: Array<[RegExp, string]> = [
-  [/\bpull requests?\b/g, "pull"],
+  [/\bpull requests\b/g, "pulls"],
+  [/\bpull request\b/g, "pull"],
   [/\bset up\b/g, "setup"],
   [/\b(?:get rid of|throw away|tear down|take down)\b/g, "remove"],
   [/\b(?:turn|switch) off\b/g, "disable"],
@@ -144,9 +145,9 @@ export const INTENTS: ReadonlyMap<string, Intent> = new Map([
     (word) => [word, "read"] as const,
   ),
   ...words(
-    "create add new make open publish post submit share register invite start setup upload attach write save store give grant leave issue send update edit rename toggle modify change alter set close reopen move replace patch enable disable mark approve accept reject cancel",
+    "create add new make open publish post submit share register invite start setup upload attach write save store give grant leave issue send update edit rename toggle modify change alter set close reopen move replace patch enable disable mark approve accept reject cancel stop pause resume suspend restart reboot scale resize rollback merge rerun retry refund capture pay void finalize confirm verify assign unassign lock unlock pin unpin archive unarchive label annotate apply deploy install configure rotate renew extend schedule transfer block unblock mute unmute ban follow unfollow star unstar increase decrease raise lower bump",
   ).map((word) => [word, "change"] as const),
-  ...words("delete remove erase drop destroy purge revoke discard kick kill unregister uninstall").map(
+  ...words("delete remove erase drop destroy purge revoke discard kick kill terminate unregister uninstall").map(
     (word) => [word, "delete"] as const,
   ),
 ]);

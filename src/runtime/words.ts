@@ -34,6 +34,23 @@ export function terms(text: string): Term[] {
 }
 
 /**
+ * Nouns written as one word in one place and as two in another ("replicasets" in a path, "ReplicaSet" in a name,
+ * "replica set" in a request; "payment_intents", "paymentintent"): the two words of a name joined, as one more term.
+ * `text` is split at spaces; each part's adjacent words (by case, `_` or `-`) are joined in pairs.
+ */
+export function joinedTerms(text: string): Term[] {
+  const found: Term[] = [];
+  for (const part of text.split(/[\s/{}()[\],.:;"'`]+/)) {
+    const inside = words(part);
+    for (let at = 1; at < inside.length; at++) {
+      const [first, second] = [inside[at - 1]!, inside[at]!];
+      if (/^[a-z]{3,}$/.test(first) && /^[a-z]{3,}$/.test(second)) found.push(term(first + second));
+    }
+  }
+  return found;
+}
+
+/**
  * The query without the values in it, which are arguments rather than what to do: quoted text, `owner/name` and
  * file paths, e-mail addresses, host names, `key=value`, ids (`cus_123`, `web-7f9`), CONSTANT_NAMES, `#42`, versions.
  */
@@ -55,18 +72,24 @@ export function isQuestion(query: string): boolean {
   );
 }
 
-/** What the query wants done: a question reads; otherwise its first verb that says (none: any). */
-export function intentOf(query: string): Intent | undefined {
+/**
+ * What the query wants done: a question reads; otherwise its first verb that says. A request that opens with a
+ * word the API does not name a thing with ("restart the web app", "cordon node 3") is a command: a change.
+ */
+export function intentOf(query: string, { isNoun }: { isNoun: (stem: string) => boolean }): Intent | undefined {
   if (isQuestion(query)) return "read";
-  for (const word of words(phrased(query))) {
+  const found = words(phrased(query));
+  for (const word of found) {
     const intent = INTENTS.get(word);
     if (intent) return intent;
   }
-  return undefined;
+  const first = found.find((word) => !STOP.has(word));
+  return first !== undefined && /^[a-z]{3,}$/.test(first) && !isNoun(term(first).stem) ? "change" : undefined;
 }
 
-function phrased(query: string): string {
-  let text = withoutValues(query).toLowerCase();
+/** The query lower-cased, its phrases made words ("pull requests" → pull), and its values taken out unless kept. */
+export function phrased(query: string, { keepValues = false }: { keepValues?: boolean } = {}): string {
+  let text = (keepValues ? query : withoutValues(query)).toLowerCase();
   for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
   return text;
 }
@@ -91,6 +114,9 @@ export function queryWords(query: string): QueryWord[] {
     if (!STOP.has(word)) found.push({ term: own, related });
     else if (related.length > 0) found.push({ related });
   }
+  // Two words said in a row may be one noun an API writes as one word ("replica set" → replicasets).
+  const plain = words(text).filter((word) => !STOP.has(word) && /^[a-z]{3,}$/.test(word));
+  for (let at = 1; at < plain.length; at++) found.push({ related: [term(plain[at - 1]! + plain[at]!)] });
   // A word the query says outright is not also counted as implied ("bug" implies issue in "bug label on an issue").
   const said = new Set(found.map((word) => word.term?.stem));
   return found

@@ -13,9 +13,9 @@ import { ToolSearch } from "../../src/runtime/search.js";
 
 /** What the search reaches now, in percent to one decimal: a floor, so that it does not slip back. */
 const REACHED: Record<string, { top1: number; top5: number }> = {
-  GitHub: { top1: 82.4, top5: 94.5 },
-  Stripe: { top1: 51.5, top5: 75.8 },
-  Kubernetes: { top1: 32.8, top5: 56.9 },
+  GitHub: { top1: 83.5, top5: 94.5 },
+  Stripe: { top1: 51.5, top5: 80.3 },
+  Kubernetes: { top1: 39.7, top5: 60.3 },
 };
 /** Sets whose targets the search does not meet yet (see the README): their target test is expected to fail. */
 const SHORT_OF_TARGETS = new Set(["Stripe", "Kubernetes"]);
