@@ -19,6 +19,8 @@ export interface GithubUpstream {
   invalid: Array<{ tool: string; mismatch: { pointer: string; message: string } }>;
   /** JSON responses sent (and checked). */
   served: number;
+  /** The world as the seed makes it again (writes undone), and no requests recorded. */
+  reset(): void;
   close(): Promise<void>;
 }
 

@@ -49,8 +49,8 @@ export async function startGithubUpstream({ seed = 1 } = {}) {
     }
     return structuredClone(templates.get(name)?.value);
   };
-  const world = new GithubWorld({ seed, template });
-  const handlers = worldRoutes(world);
+  let world = new GithubWorld({ seed, template });
+  let handlers = worldRoutes(world);
   const state = { requests: [], invalid: [], served: 0 };
 
   const server = createServer((req, res) => {
@@ -83,8 +83,16 @@ export async function startGithubUpstream({ seed = 1 } = {}) {
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    world,
+    get world() {
+      return world;
+    },
     catalog,
+    /** The world as the seed makes it again (writes undone), and no requests recorded. */
+    reset() {
+      world = new GithubWorld({ seed, template });
+      handlers = worldRoutes(world);
+      state.requests = [];
+    },
     get requests() {
       return state.requests;
     },

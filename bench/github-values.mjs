@@ -34,7 +34,9 @@ export function exampleOf({ spec, method, path }) {
   const response = success?.$ref ? spec.components.responses[success.$ref.split("/").pop()] : success;
   const content = response?.content?.["application/json"];
   const first = content?.examples ? Object.values(content.examples)[0] : undefined;
-  if (first?.$ref) return structuredClone(spec.components.examples[first.$ref.split("/").pop()]?.value);
+  // A named example is a $ref to a shared one, or holds its value, which may itself be such a $ref.
+  const ref = first?.$ref ?? first?.value?.$ref;
+  if (typeof ref === "string") return structuredClone(spec.components.examples[ref.split("/").pop()]?.value);
   return structuredClone(first?.value ?? content?.example);
 }
 

@@ -68,6 +68,9 @@ export class GithubWorld {
         user: rng.pick(this.members),
         comments: rng.int(0, 6),
         pull: rng.bool(0.25),
+        // Most issues have no milestone and no assignee: the example has both, which doubles its size.
+        milestone: rng.bool(0.2),
+        assigned: rng.bool(0.3),
       });
     }
     this.issues.set(repo.name, list);
@@ -157,6 +160,8 @@ export class GithubWorld {
       closed_at: issue.closed === null ? null : iso(issue.closed),
     });
     if (!issue.pull) delete base.pull_request;
+    if (!issue.milestone) base.milestone = null;
+    if (!issue.assigned) Object.assign(base, { assignee: null, assignees: [] });
     return base;
   }
 
