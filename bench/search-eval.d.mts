@@ -1,5 +1,13 @@
 // Types for search-eval.mjs, so TypeScript tests can import it (the typecheck does not read JavaScript).
 
+export interface TaskSet {
+  name: string;
+  file: string;
+  /** Whether the search was tuned on it (GitHub's); the others are a measure only. */
+  tuned: boolean;
+  targets: { top1: number; top5: number };
+}
+export const TASK_SETS: TaskSet[];
 export const TASKS_FILE: string;
 export const TARGETS: { top1: number; top5: number };
 
@@ -7,7 +15,7 @@ export interface SearchTask {
   task: string;
   expected: string[];
 }
-export function readTasks(): { spec: string; tasks: SearchTask[] };
+export function readTasks(file?: string): { spec: string; tasks: SearchTask[] };
 
 export interface TaskResult {
   task: string;

@@ -1,17 +1,28 @@
-// Scoring tool search against the task set (bench/fixtures/github-search-tasks.json): for each task, where the
-// first expected tool ranks. Shared by bench/search.mjs and the quality test, which pass their own search.
+// Scoring tool search against a task set (bench/fixtures/*-search-tasks.json): for each task, where the first
+// expected tool ranks. Shared by bench/search.mjs and the quality test, which pass their own search.
+//
+// Three sets: GitHub's, which the search was tuned on, and Stripe's and Kubernetes', written before any change made
+// for them and never used to tune (only their totals are looked at), so they measure how the search holds on APIs it
+// was not fitted to.
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-export const TASKS_FILE = `${root}bench/fixtures/github-search-tasks.json`;
-/** What the issue asks of search over GitHub's spec. */
-export const TARGETS = { top1: 0.7, top5: 0.9 };
+const fixture = (name) => `${root}bench/fixtures/${name}-search-tasks.json`;
 
-/** The task set: `{ spec, tasks: [{ task, expected: [tool names] }] }`, `spec` made absolute. */
-export function readTasks() {
-  const data = JSON.parse(readFileSync(TASKS_FILE, "utf8"));
+/** Each set with what it must reach: the issue's targets (GitHub's: not below its figures when the others were written). */
+export const TASK_SETS = [
+  { name: "GitHub", file: fixture("github"), tuned: true, targets: { top1: 0.7, top5: 0.9 } },
+  { name: "Stripe", file: fixture("stripe"), tuned: false, targets: { top1: 0.75, top5: 0.95 } },
+  { name: "Kubernetes", file: fixture("kubernetes"), tuned: false, targets: { top1: 0.75, top5: 0.95 } },
+];
+export const TASKS_FILE = TASK_SETS[0].file;
+export const TARGETS = TASK_SETS[0].targets;
+
+/** A task set: `{ spec, tasks: [{ task, expected: [tool names] }] }`, `spec` made absolute. */
+export function readTasks(file = TASKS_FILE) {
+  const data = JSON.parse(readFileSync(file, "utf8"));
   return { spec: `${root}${data.spec}`, tasks: data.tasks };
 }
 

@@ -10,7 +10,7 @@ import { nearMatches } from "./runtime/policy.js";
 import type { TokenSource } from "./runtime/oauth.js";
 import { MASK, Masker, maskText, maskValue } from "./runtime/secrets.js";
 import type { PreparedRequest, ToolResult } from "./runtime/types.js";
-import { type EngineSetupOptions, setUpEngine } from "./setup.js";
+import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 export interface CallOptions extends EngineSetupOptions {
   tool: string;
@@ -39,11 +39,17 @@ const DRY_RUN_TOKENS: TokenSource = {
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
   // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
   const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
-  const { catalog, engine, env, load } = await setUpEngine(sources, {
-    ...options,
-    onlyTools: [options.tool],
-    ...(tokens ? { tokens } : {}),
-  });
+  const setup = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
+  try {
+    return await callWith({ setup, options });
+  } finally {
+    // The --state Redis connection: the call is over.
+    await setup.close();
+  }
+}
+
+async function callWith({ setup, options }: { setup: EngineSetup; options: CallOptions }): Promise<CallReport> {
+  const { catalog, engine, env, load } = setup;
   await load.keep();
   const tool = toolNamed({ catalog, engine, given: options.tool });
   // A dry run needs no credentials: where one is not set, the request shows what to set instead.

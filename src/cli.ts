@@ -246,6 +246,7 @@ function addServe({ program, output }: { program: Command; output: Output }): vo
       ...(values.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
       sessions: values.sessions,
       requests: values.requests,
+      script: values.script,
       optionNames: { port: "PORT or --port", host: "--host" },
     });
     await serveUntilStopped({ running, stateless: values.stateless === true, output });
@@ -262,7 +263,12 @@ async function serveUntilStopped({
   output: Output;
 }): Promise<void> {
   const count = running.catalog.tools.length;
-  const tools = `${count} tool${plural(count)}${running.mode === "dynamic" ? " through search_tools, describe_tool and call_tool" : ""}`;
+  const through = {
+    tools: "",
+    dynamic: " through search_tools, describe_tool and call_tool",
+    code: " through search_tools, describe_tools and execute",
+  }[running.mode];
+  const tools = `${count} tool${plural(count)}${through}`;
   if (running.url) {
     output.err(
       `openapi-mcp: serving ${tools} at ${running.url} (streamable HTTP${stateless ? ", stateless" : ""}); Ctrl-C stops\n`,

@@ -22,6 +22,8 @@ export type { EngineOptions } from "./runtime/engine.js";
 export { Engine } from "./runtime/engine.js";
 export type { ServeMode } from "./runtime/dynamic.js";
 export { DynamicProvider } from "./runtime/dynamic.js";
+export { CodeProvider } from "./runtime/code-mode.js";
+export type { ScriptLimits } from "./runtime/sandbox/run-script.js";
 export type { SearchHit } from "./runtime/search.js";
 export { ToolSearch } from "./runtime/search.js";
 export type {

@@ -9,12 +9,13 @@ import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
 import type { ServeMode } from "./runtime/dynamic.js";
+import type { ScriptLimits } from "./runtime/sandbox/run-script.js";
 import { defined } from "./runtime/start.js";
 import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
 import type { ToolProvider } from "./runtime/types.js";
 import { servedListing } from "./serve-listing.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
-import { type EngineSetupOptions, setUpEngine } from "./setup.js";
+import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 /** When what the first answers do not need runs: once a client has had them, as a rule. */
 const LATER_MS = 1_000;
@@ -24,8 +25,13 @@ export interface ServeOptions extends EngineSetupOptions {
   host?: string;
   port?: number;
   stateless?: boolean;
-  /** tools (default): one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool. */
+  /**
+   * tools (default): one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool; code:
+   * search_tools, describe_tools and execute (a script calling the tools).
+   */
   mode?: ServeMode;
+  /** Code mode's limits on a script run; the settings file's apply where these are left out. */
+  script?: Partial<ScriptLimits>;
   /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
   auth?: AuthConfig;
   /** Serve a non-loopback host without endpoint auth (refused otherwise); warns on every start. */
@@ -52,11 +58,28 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const { catalog, engine, settings, load, routes } = await setUpEngine(sources, {
-    ...options,
-    log,
-    ...(stdio ? { deferSchemas: true } : {}),
-  });
+  const setup = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
+  // The shared state's connection closes after the server, whose calls in flight may still use it.
+  try {
+    const running = await serveEngine({ setup, options, log });
+    return { ...running, close: () => running.close().then(setup.close) };
+  } catch (error) {
+    await setup.close();
+    throw error;
+  }
+}
+
+async function serveEngine({
+  setup,
+  options,
+  log,
+}: {
+  setup: EngineSetup;
+  options: ServeOptions;
+  log: (line: string) => void;
+}): Promise<RunningServer> {
+  const { catalog, engine, settings, load, routes } = setup;
+  const stdio = options.transport !== "http";
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
@@ -76,19 +99,40 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
   // cache come a second after the server is up (or at close), not while the client reads the listing.
   const after = later();
+  const script = limits({ given: options.script, file: file?.script });
+  const approvalTimeoutMs = settings?.approvalTimeoutSeconds ? settings.approvalTimeoutSeconds * 1000 : undefined;
+  const code = async () => {
+    const { CodeProvider } = await import("./runtime/code-mode.js");
+    // The first script should not wait for a worker to start and load the engine (about a second on a busy host);
+    // the worker loads it on its own thread meanwhile.
+    void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
+    return (scoped: Engine): ToolProvider =>
+      new CodeProvider({
+        engine: scoped,
+        catalog,
+        ...(script ? { limits: script } : {}),
+        ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}),
+      });
+  };
   if (table) {
     // Each profile's provider is made on its first request, its listing serialized then, once.
     const { DynamicProvider } = await import("./runtime/dynamic.js");
     const cached = load.listing ? { cached: load.listing } : {};
+    const coded = mode === "code" ? await code() : undefined;
     const build = (scoped: Engine): ToolProvider =>
-      mode === "dynamic"
-        ? new DynamicProvider({ engine: scoped, catalog })
-        : servedListing({ engine: scoped, catalog, ...cached, outputSchemas }).provider;
+      coded
+        ? coded(scoped)
+        : mode === "dynamic"
+          ? new DynamicProvider({ engine: scoped, catalog })
+          : servedListing({ engine: scoped, catalog, ...cached, outputSchemas }).provider;
     const unverified = stdio ? "stdio" : options.auth ? undefined : "HTTP without --auth";
     provider = profiledProvider({ engine, settings, build, ...(unverified ? { unverified } : {}) })!;
     after.add(() => load.keep());
   } else if (mode === "dynamic") {
     provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
+    after.add(() => load.keep());
+  } else if (mode === "code") {
+    provider = (await code())(engine);
     after.add(() => load.keep());
   } else {
     // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
@@ -161,7 +205,7 @@ function later(): { add(task: () => void | Promise<void>): void; run(): Promise<
   };
 }
 
-/** The serving options a settings file gives (mode, session and request limits), checked as the options are. */
+/** The serving options a settings file gives (mode, session, request and script limits), checked as the options are. */
 function fromFile(settings: Settings | undefined): OptionValues | undefined {
   return settings ? readOptionValues((option) => fromSettings({ option, file: settings })) : undefined;
 }

@@ -55,6 +55,8 @@ export interface EngineSetup {
   env: Environment;
   /** Routes the HTTP server adds (the per-user sign-in's callback and sign-out). */
   routes: HttpRoute[];
+  /** Closes what the engine holds open beyond the process's memory (the --state Redis connection). */
+  close(): Promise<void>;
 }
 
 const ERRORS_SHOWN = 10;
@@ -82,20 +84,33 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const env = settings
     ? credentialEnvironment({ settings, catalog, env: options.env ?? process.env })
     : (options.env ?? process.env);
-  // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
-  const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp });
   const given = withSettings({ settings, given: { ...options, allowInsecureHttp } });
   // Redis, when --state names one: unreachable now stops the start (or falls back to memory when told to).
-  const shared = await openSharedState({ ...given, log });
-  const engine = startEngine({
-    catalog,
-    env,
-    log,
-    ...defined({ userCredentials: modes.userCredentials, limiter: shared.limiter }),
-    ...given,
-    ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
-  });
-  return { catalog, load, engine, env, routes: modes.routes, ...(settings ? { settings } : {}) };
+  const clientCredentials = Object.values(catalog.credentials).some((scheme) => scheme.type === "oauth2");
+  const shared = await openSharedState({ ...given, clientCredentials, log });
+  // A start refused from here on closes the connection it opened.
+  try {
+    // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
+    const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
+    const engine = startEngine({
+      catalog,
+      env,
+      log,
+      ...defined({
+        userCredentials: modes.userCredentials,
+        limiter: shared.limiter,
+        tokens: shared.tokens,
+        usedNonces: shared.usedNonces,
+      }),
+      ...given,
+      ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
+    });
+    const close = () => shared.close();
+    return { catalog, load, engine, env, routes: modes.routes, close, ...(settings ? { settings } : {}) };
+  } catch (error) {
+    await shared.close();
+    throw error;
+  }
 }
 
 /** A filter list on the command line replaces the settings file's list of the same kind. */

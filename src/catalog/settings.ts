@@ -100,8 +100,15 @@ export interface Settings {
   policy?: Record<string, PolicyDecision>;
   deniedTools?: "hide" | "refuse";
   approvalTimeoutSeconds?: number;
-  /** `serve` only: one tool per operation, or search_tools, describe_tool and call_tool. */
-  mode?: "tools" | "dynamic";
+  /** `serve` only: one tool per operation, search_tools, describe_tool and call_tool, or scripts (code). */
+  mode?: "tools" | "dynamic" | "code";
+  /** Code mode's limits on one script run. */
+  scriptTimeoutMs?: number;
+  scriptCpuMs?: number;
+  scriptMemoryBytes?: number;
+  scriptStackBytes?: number;
+  scriptMaxCalls?: number;
+  scriptMaxOutputBytes?: number;
   /** `serve --transport http` only: session idle expiry and caps. */
   sessionIdleTimeoutSeconds?: number;
   maxSessions?: number;

@@ -1,26 +1,7 @@
 // Strings from a spec land in generated files of several kinds; each has its own way out of its context, so each
 // gets its own escape. Nothing from a spec is ever evaluated: it is data, written where data goes.
 
-/** A block comment (`/** … *\/`) holding any text: `*\/` cannot end it early, lines keep their indent. */
-export function comment(text: string, indent = ""): string {
-  const safe = text.replaceAll("*/", "*\\/").replace(/\r\n?|[\u2028\u2029]/g, "\n");
-  const lines = safe.split("\n");
-  if (lines.length === 1) return `${indent}/** ${lines[0]} */`;
-  return [`${indent}/**`, ...lines.map((line) => `${indent} *${line ? ` ${line}` : ""}`), `${indent} */`].join("\n");
-}
-
-/**
- * JSON text that is also a JavaScript and TypeScript literal: U+2028 and U+2029, valid raw in JSON, end a line for
- * pre-ES2019 parsers and for many editors and linters, so they are written as escapes.
- */
-export function json(value: unknown, { indent }: { indent?: number } = {}): string {
-  return JSON.stringify(value, null, indent).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-}
-
-/** A TypeScript (and JavaScript, and JSON) string literal. */
-export function tsString(text: string): string {
-  return json(text);
-}
+export { comment, json, tsString } from "../catalog/ts-text.js";
 
 /**
  * Text in Markdown, inline: line breaks become spaces; characters that start markup anywhere (emphasis, code,

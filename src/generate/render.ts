@@ -30,10 +30,13 @@ const RENAMED: Record<string, string> = {
   gitignore: ".gitignore",
 };
 const RUNTIME_DEPENDENCIES = [
+  // Code mode's sandbox: QuickJS built for WebAssembly (runtime/sandbox/).
+  "@jitl/quickjs-wasmfile-release-sync",
   "@modelcontextprotocol/server",
   "ajv",
   "ajv-formats",
   "jose",
+  "quickjs-emscripten-core",
   "re2js",
   // Loaded only when --state names a Redis (runtime/state/redis.ts).
   "redis",

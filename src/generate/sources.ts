@@ -15,10 +15,14 @@ export const RUNTIME_ENTRIES = [
   "runtime/start.ts",
   "runtime/view.ts",
   "runtime/dynamic.ts",
+  "runtime/code-mode.ts",
   "runtime/profiled.ts",
   "runtime/settings.ts",
   "runtime/user-credential-modes.ts",
   "runtime/state/shared-state.ts",
+  // Code mode's sandbox; its worker is started from a file, not imported, so it is named here.
+  "runtime/sandbox/run-script.ts",
+  "runtime/sandbox/worker.ts",
   "server/index.ts",
   "load/settings.ts",
 ];

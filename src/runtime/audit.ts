@@ -34,6 +34,10 @@ export interface AuditRecord {
   /** The parent-id our request carried in its `traceparent` (the upstream's parent span). */
   spanId?: string;
   tool: string;
+  /** The code mode tool the call came from (`execute`), for calls a script made. */
+  via?: "execute";
+  /** The script's digest (first 12 hex digits of its SHA-256), for calls a script made. */
+  script?: string;
   method?: string;
   /** As sent, credentials masked. */
   url?: string;

@@ -14,15 +14,18 @@ import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolPro
 /** A provider (the engine) that can also begin a call and resume it once approved. */
 type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;
 
-/** tools: one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool over all of them. */
-export type ServeMode = "tools" | "dynamic";
-export const SERVE_MODES: readonly ServeMode[] = ["tools", "dynamic"];
+/**
+ * tools: one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool over all of them; code:
+ * search_tools, describe_tools and execute, which runs a script calling them (code-mode.ts).
+ */
+export type ServeMode = "tools" | "dynamic" | "code";
+export const SERVE_MODES: readonly ServeMode[] = ["tools", "dynamic", "code"];
 
 /** A mode as given on a command line or in the environment (default: tools). */
 export function serveMode(text: string | undefined): ServeMode {
   const mode = text ?? "tools";
   if (!(SERVE_MODES as readonly string[]).includes(mode)) {
-    throw new UserError({ code: "E_OPTION", message: `--mode must be ${SERVE_MODES.join(" or ")}, not '${mode}'` });
+    throw new UserError({ code: "E_OPTION", message: `--mode must be ${SERVE_MODES.join(", ")}, not '${mode}'` });
   }
   return mode as ServeMode;
 }
@@ -104,7 +107,14 @@ export class DynamicProvider implements ToolProvider {
     return { tool, inner };
   }
 
-  private search(args: Record<string, unknown>): ToolResult {
+  /**
+   * search_tools' answer; code mode asks with its own closing line (what to do with the names found), over the
+   * same index and ranking.
+   */
+  search(
+    args: Record<string, unknown>,
+    next = `${DESCRIBE_TOOL} gives a tool's input schema; ${CALL_TOOL} calls it.`,
+  ): ToolResult {
     const { query, limit = DEFAULT_LIMIT } = args;
     if (typeof query !== "string" || query.trim() === "")
       return errorResult(`${SEARCH_TOOLS} needs \`query\`: what you want to do, in words.`);
@@ -129,11 +139,7 @@ export class DynamicProvider implements ToolProvider {
     const lines = hits.map(
       ({ tool }) => `${tool.name}: ${summary(tool)} (${tool.operation.method} ${tool.operation.path})`,
     );
-    const text = [
-      `Tools for "${query}", best first:`,
-      ...lines,
-      `${DESCRIBE_TOOL} gives a tool's input schema; ${CALL_TOOL} calls it.`,
-    ].join("\n");
+    const text = [`Tools for "${query}", best first:`, ...lines, next].join("\n");
     return { content: [{ type: "text", text }] };
   }
 

@@ -438,6 +438,7 @@ export class Engine implements ToolProvider {
             ...(traceId ? { traceId } : {}),
             ...(extra.request && extra.spanId ? { spanId: extra.spanId } : {}),
             tool: name,
+            ...(context.script ? { via: context.script.via, script: context.script.digest } : {}),
             ...(extra.request ? { method: extra.request.method, url: extra.request.origin + extra.request.path } : {}),
             // Masked before loggedArguments cuts long values, as the URL is before safeRecord cuts it.
             arguments: loggedArguments(maskValue(args, secrets)),

@@ -1,29 +1,17 @@
-// Users' tokens in one file on this machine, encrypted at rest: each entry is AES-256-GCM with a key from
-// OPENAPI_MCP_TOKEN_KEY (token-keys.ts), under an id that is a digest of principal and scheme and bound to it as
-// associated data, so an entry moved to another id does not decrypt. Written whole to a temporary file beside it
+// Users' tokens in one file on this machine, encrypted at rest: each entry sealed as sealed-tokens.ts says
+// (AES-256-GCM, keys from OPENAPI_MCP_TOKEN_KEY, bound to a digest of principal and scheme). Written whole to a temporary file beside it
 // (0600, in a 0700 directory) and renamed over it, so a crash leaves the old file or the new, never half of one.
 // A file that cannot be read is never written over: every call says so, naming the file, and nothing is lost.
 
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError } from "../catalog/errors.js";
 import { type TokenKey as EncryptionKey, TOKEN_KEY_VARIABLE } from "./token-keys.js";
+import { entryId, type Opened, openEntry, readSealed, type Sealed, sealEntry } from "./sealed-tokens.js";
 import type { StoredTokens, TokenKey, TokenStore } from "./token-store.js";
 
 const FORMAT = "openapi-mcp user tokens 1";
-
-interface Sealed {
-  /** Which key encrypted it (token-keys.ts's id). */
-  key: string;
-  iv: string;
-  /** Ciphertext and the 16-byte tag, base64. */
-  data: string;
-}
-
-interface Opened extends TokenKey {
-  tokens: StoredTokens;
-}
 
 export class FileTokenStore implements TokenStore {
   /** Writes one after another, so two sign-ins at once both land. */
@@ -105,11 +93,10 @@ export class FileTokenStore implements TokenStore {
     if (format !== FORMAT || typeof entries !== "object" || entries === null || Array.isArray(entries))
       throw this.corrupt(`it is not a token store of this format ("${FORMAT}")`);
     const result: Record<string, Sealed> = {};
-    for (const [id, sealed] of Object.entries(entries as Record<string, unknown>)) {
-      const { key, iv, data } = (sealed ?? {}) as Record<string, unknown>;
-      if (typeof key !== "string" || typeof iv !== "string" || typeof data !== "string")
-        throw this.corrupt(`entry ${id} is not an encrypted entry`);
-      result[id] = { key, iv, data };
+    for (const [id, value] of Object.entries(entries as Record<string, unknown>)) {
+      const sealed = readSealed(value);
+      if (!sealed) throw this.corrupt(`entry ${id} is not an encrypted entry`);
+      result[id] = sealed;
     }
     return result;
   }
@@ -130,31 +117,15 @@ export class FileTokenStore implements TokenStore {
     }
   }
 
-  private seal({ principal, scheme, tokens }: Opened): Sealed {
+  private seal(entry: Opened): Sealed {
     const [first] = this.options.keys;
     if (!first) throw this.unreadable("the store");
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", first.key, iv);
-    cipher.setAAD(Buffer.from(entryId({ principal, scheme })));
-    const plain = Buffer.from(JSON.stringify({ principal, scheme, tokens }));
-    const data = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-    return { key: first.id, iv: iv.toString("base64"), data: data.toString("base64") };
+    return sealEntry({ entry, key: first });
   }
 
   /** The entry in clear, or undefined when no key opens it (or it was changed). */
   private open({ id, sealed }: { id: string; sealed: Sealed }): Opened | undefined {
-    const key = this.options.keys.find((k) => k.id === sealed.key);
-    if (!key) return undefined;
-    try {
-      const data = Buffer.from(sealed.data, "base64");
-      const decipher = createDecipheriv("aes-256-gcm", key.key, Buffer.from(sealed.iv, "base64"));
-      decipher.setAAD(Buffer.from(id));
-      decipher.setAuthTag(data.subarray(data.length - 16));
-      const plain = Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]);
-      return JSON.parse(plain.toString("utf8")) as Opened;
-    } catch {
-      return undefined;
-    }
+    return openEntry({ id, sealed, keys: this.options.keys });
   }
 
   private corrupt(why: string): UserError {
@@ -170,11 +141,4 @@ export class FileTokenStore implements TokenStore {
       message: `${what} of the token store ${this.options.file} does not decrypt with the keys in ${this.options.variable ?? TOKEN_KEY_VARIABLE}: put back the key it was written with (keys may be listed comma-separated, the first encrypts); nothing was changed`,
     });
   }
-}
-
-/** The entry's id: a digest, so the file does not list who signed in where. */
-function entryId({ principal, scheme }: TokenKey): string {
-  return createHash("sha256")
-    .update(JSON.stringify(["openapi-mcp user token", principal, scheme]))
-    .digest("base64url");
 }

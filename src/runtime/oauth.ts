@@ -107,7 +107,7 @@ export class TokenProvider implements TokenSource {
     let pending = entry.pending;
     if (!pending) {
       const current = entry;
-      const fetched = this.fetch(credentials).then(
+      const fetched = this.request(credentials).then(
         (token) => {
           if (current.pending === fetched) {
             current.pending = undefined;
@@ -140,7 +140,8 @@ export class TokenProvider implements TokenSource {
     this.cache.clear();
   }
 
-  private async fetch(credentials: ClientCredentials): Promise<AccessToken> {
+  /** A new token from the token endpoint, past the cache (the shared cache's holder asks here). */
+  async request(credentials: ClientCredentials): Promise<AccessToken> {
     const { tokenUrl, clientId, clientSecret, scopes } = credentials;
     const method = credentials.method ?? this.options.method ?? "client_secret_basic";
     const where = `OAuth 2.0 token request to ${tokenUrl}`;
@@ -262,7 +263,7 @@ export function seconds(value: unknown): number | undefined {
   return Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal, tokenUrl: string): Promise<T> {
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal, tokenUrl: string): Promise<T> {
   const cancelled = (): TokenError => new TokenError("cancelled", `OAuth 2.0 token request to ${tokenUrl}: cancelled`);
   if (signal.aborted) return Promise.reject(cancelled());
   return new Promise<T>((resolve, reject) => {

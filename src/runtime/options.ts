@@ -5,6 +5,7 @@
 
 import type { InFlightLimits, RateLimits } from "../catalog/types.js";
 import type { DenyMode } from "./policy.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./sandbox/run-script.js";
 import type { SecretCommand } from "./secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
@@ -16,7 +17,7 @@ export interface RuntimeOption {
   name: string;
   /** Its name in the options a program reads (`timeoutMs`), under `in` when grouped; endpoint auth has its own. */
   key?: string;
-  in?: "sessions" | "requests";
+  in?: "sessions" | "requests" | "script";
   /** Given in seconds, read in milliseconds. */
   seconds?: boolean;
   kind: OptionKind;
@@ -120,12 +121,13 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
   {
     name: "mode",
     key: "mode",
-    kind: { choices: ["tools", "dynamic"] },
+    kind: { choices: ["tools", "dynamic", "code"] },
     env: "MCP_MODE",
     setting: "mode",
     default: "tools",
-    help: "tools: one tool per operation; dynamic: search_tools, describe_tool, call_tool",
+    help: "tools: one tool per operation; dynamic: search_tools, describe_tool, call_tool; code: search_tools, describe_tools, execute (scripts)",
   },
+  ...scriptOptions(),
   {
     name: "base-url",
     key: "baseUrl",
@@ -338,7 +340,8 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_STATE_SECRET",
     cliEnv: "MCP_STATE_SECRET",
     value: "secret",
-    help: "signs the state of calls awaiting approval, so any replica with it can resume them (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+    help: "signs the state of calls awaiting approval, so any replica with it can resume them, and seals the OAuth tokens replicas share through --state (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+    call: true,
   },
   {
     name: "state",
@@ -351,6 +354,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     setting: "state",
     default: "memory",
     help: "where replicas share their state (rate limits): this process's memory, or a Redis (or Valkey) redis:// or rediss:// URL; unreachable at start: the server does not start",
+    call: true,
   },
   {
     name: "state-fallback",
@@ -360,6 +364,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_STATE_FALLBACK",
     setting: "stateFallback",
     help: "memory: start with this process's memory when the --state Redis cannot be reached (warns; limits then count per replica)",
+    call: true,
   },
   {
     name: "state-fail",
@@ -370,6 +375,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     setting: "stateFail",
     default: "closed",
     help: "while the --state Redis is lost: closed refuses rate-limited calls (nothing sent); open sends them unchecked (warns)",
+    call: true,
   },
   {
     name: "session-idle-timeout",
@@ -496,6 +502,78 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     help: "a call waiting longer for its slot is refused, nothing sent",
   },
 ];
+
+/** Code mode's limits on one script run (--mode code), each ending the run with an outcome naming it. */
+function scriptOptions(): RuntimeOption[] {
+  const row = ({
+    name,
+    key,
+    setting,
+    value,
+    help,
+  }: {
+    name: string;
+    key: keyof ScriptLimits;
+    setting: string;
+    value: string;
+    help: string;
+  }): RuntimeOption => ({
+    name,
+    key,
+    in: "script",
+    kind: "positive",
+    // The unit in the variable's name, as MCP_TIMEOUT_MS has it.
+    env: `MCP_${name.replaceAll("-", "_").toUpperCase()}${{ ms: "_MS", bytes: "_BYTES" }[value] ?? ""}`,
+    value,
+    setting,
+    default: DEFAULT_SCRIPT_LIMITS[key],
+    help: `code mode: ${help}`,
+  });
+  return [
+    row({
+      name: "script-timeout",
+      key: "wallMs",
+      setting: "scriptTimeoutMs",
+      value: "ms",
+      help: "a script's wall time, its calls and any approval included",
+    }),
+    row({
+      name: "script-cpu",
+      key: "cpuMs",
+      setting: "scriptCpuMs",
+      value: "ms",
+      help: "a script's own running time, waits excluded",
+    }),
+    row({
+      name: "script-memory",
+      key: "memoryBytes",
+      setting: "scriptMemoryBytes",
+      value: "bytes",
+      help: "a script's heap",
+    }),
+    row({
+      name: "script-stack",
+      key: "stackBytes",
+      setting: "scriptStackBytes",
+      value: "bytes",
+      help: "a script's stack (how deep it recurses)",
+    }),
+    row({
+      name: "script-max-calls",
+      key: "maxApiCalls",
+      setting: "scriptMaxCalls",
+      value: "n",
+      help: "api calls one script may make",
+    }),
+    row({
+      name: "script-max-output-bytes",
+      key: "maxOutputBytes",
+      setting: "scriptMaxOutputBytes",
+      value: "n",
+      help: "a script's logs and return value together",
+    }),
+  ];
+}
 
 /** The row of `--name`. */
 export function runtimeOption(name: string): RuntimeOption {

@@ -33,7 +33,8 @@ export type StateRefusal =
   | { kind: "expired" }
   | { kind: "replayed" }
   | { kind: "rebound"; what: "tool" | "principal" | "arguments" }
-  | { kind: "unavailable" };
+  | { kind: "unavailable" }
+  | { kind: "unreachable" };
 
 /** States longer than this are not read at all (ours are a few hundred characters). */
 const MAX_STATE_CHARS = 16 * 1024;
@@ -122,6 +123,7 @@ export class RequestStates {
     const added = await this.usedNonces.add(claims.nonce, claims.expiresAt);
     if (added === "used") return { kind: "replayed" };
     if (added === "full") return { kind: "unavailable" };
+    if (added === "unreachable") return { kind: "unreachable" };
     return undefined;
   }
 }

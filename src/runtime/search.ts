@@ -8,8 +8,9 @@
 // no extra dependency.
 
 import type { JsonSchema, Tool } from "../catalog/types.js";
-import { FIELD_WEIGHTS, FIELDS, toolText } from "./tool-text.js";
-import { isQuestion, queryWords, type Term, terms } from "./words.js";
+import { FIELD_WEIGHTS, FIELDS, isDeprecated, toolText } from "./tool-text.js";
+import type { Intent } from "./vocabulary.js";
+import { intentOf, queryWords, type Term, terms } from "./words.js";
 
 /** Query words the user did not say, only implied ("remove" for "delete"), count this much. */
 const RELATED_WEIGHT = 0.6;
@@ -17,13 +18,15 @@ const RELATED_WEIGHT = 0.6;
 const SURFACE_WEIGHT = 0.2;
 /** How much matching only part of the query costs: the score is scaled by (matched share) ** COVERAGE. */
 const COVERAGE = 1;
-/** For a question ("how many…", "what is…"), tools that change something count this much. */
-const QUESTION_CHANGE_WEIGHT = 0.5;
+/** A tool whose method does not do what the request wants (a DELETE for "show…", a GET for "add…") counts this much. */
+const OTHER_INTENT_WEIGHT = 0.65;
+/** A tool that says it is deprecated counts this much: its replacement does the same. */
+const DEPRECATED_WEIGHT = 0.5;
 /** BM25's usual constants: term-frequency saturation and length normalization. */
 const K1 = 1.2;
 const B = 0.75;
-/** A posting packs tool, field and count into one integer: tool * 256 + field * 32 + count (counts stop at 31). */
-const PER_TOOL = 256;
+/** A posting packs tool, field and count into one integer: tool * 512 + field * 32 + count (counts stop at 31; up to 16 fields). */
+const PER_TOOL = 512;
 const PER_FIELD = 32;
 
 export interface SearchHit {
@@ -38,9 +41,12 @@ export class ToolSearch {
   /** Terms in each tool's fields: lengths[tool * FIELDS.length + field]. */
   private readonly lengths: Uint16Array;
   private readonly averages: number[];
+  /** Tools that say they are deprecated. */
+  private readonly deprecated: Set<number>;
 
   constructor({ tools, definitions }: { tools: readonly Tool[]; definitions: Record<string, JsonSchema> }) {
     this.tools = tools;
+    this.deprecated = new Set(tools.flatMap((tool, doc) => (isDeprecated(tool) ? [doc] : [])));
     this.lengths = new Uint16Array(tools.length * FIELDS.length);
     const totals = FIELDS.map(() => 0);
     const lists = new Map<string, number[]>();
@@ -88,14 +94,15 @@ export class ToolSearch {
       }
     }
     const asked = words.filter((word) => word.term).length || 1;
-    const reading = isQuestion(query);
+    const intent = intentOf(query);
     const named = query.trim();
     const ranked = [...totals].map(([doc, { score, matched }]) => {
       const tool = this.tools[doc]!;
       // A tool whose name is the query (a model that already knows it) comes first.
       if (tool.name === named) return { doc, score: Number.POSITIVE_INFINITY };
-      const change = reading && tool.effect !== "read" ? QUESTION_CHANGE_WEIGHT : 1;
-      return { doc, score: change * score * (matched / asked) ** COVERAGE };
+      const change = intent && intent !== intentOfMethod(tool.operation.method) ? OTHER_INTENT_WEIGHT : 1;
+      const old = this.deprecated.has(doc) ? DEPRECATED_WEIGHT : 1;
+      return { doc, score: old * change * score * (matched / asked) ** COVERAGE };
     });
     ranked.sort((a, b) => b.score - a.score || a.doc - b.doc);
     return ranked.slice(0, limit).map(({ doc, score }) => ({ tool: this.tools[doc]!, score }));
@@ -126,4 +133,9 @@ export class ToolSearch {
     }
     return scores;
   }
+}
+
+function intentOfMethod(method: string): Intent {
+  if (method === "GET" || method === "HEAD") return "read";
+  return method === "DELETE" ? "delete" : "change";
 }

@@ -16,6 +16,8 @@ const REFUSALS: Record<SignInRefusal, string> = {
   expired: `This sign-in link has expired; nothing was stored. ${AGAIN}`,
   replayed: `This sign-in link was used already; nothing more was stored. ${AGAIN}`,
   unavailable: "This server cannot finish sign-ins right now; try again in a minute.",
+  unreachable:
+    "This server cannot finish sign-ins right now: its shared state (Redis) is unreachable; nothing was stored. Open this page again in a minute.",
 };
 export const SIGN_OUT_PATH = "/signout";
 

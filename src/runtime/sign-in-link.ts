@@ -1,6 +1,7 @@
 // The link a user signs in through (RFC 6749 §4.1.1 with RFC 7636's S256 challenge), and the wait for that sign-in
 // to finish. The link carries a sealed state (sign-in-state.ts) holding the PKCE verifier; the wait ends when the
-// callback stored tokens for the principal in this process, or, looked up in the store, in another.
+// callback stored tokens for the principal in this process, or, looked up in the store every second, in another
+// (a replica behind the same load balancer, sharing the store through Redis).
 
 import { createHash, randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
@@ -9,6 +10,8 @@ import type { StoredTokens, TokenKey, TokenStore } from "./token-store.js";
 
 /** How long a sign-in link stays valid, and the longest a call waits for the user to finish signing in. */
 export const SIGN_IN_LIFETIME_MS = 10 * 60_000;
+/** How often a waiting call looks for a sign-in another process finished (one read of the store). */
+const POLL_MS = 1_000;
 
 export function authorizationLink({
   config,
@@ -44,7 +47,8 @@ export function authorizationLink({
 
 /**
  * True once `signedIn` holds for the principal's stored tokens: at once if it does already (a client may finish
- * the sign-in before it answers), else when `events` emits the principal, else at the timeout or the signal.
+ * the sign-in before it answers), else when `events` emits the principal or the store has them (another process
+ * finished it), else at the timeout or the signal.
  */
 export function waitForSignIn({
   events,
@@ -62,8 +66,12 @@ export function waitForSignIn({
   timeoutMs?: number;
 }): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
+    let finished = false;
     const done = (): void => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
+      clearInterval(poll);
       events.off(key.principal, done);
       signal?.removeEventListener("abort", done);
       void store.get(key).then(
@@ -71,12 +79,15 @@ export function waitForSignIn({
         () => resolve(false),
       );
     };
+    const look = (): void =>
+      void store.get(key).then(
+        (tokens) => signedIn(tokens) && done(),
+        () => {},
+      );
     const timer = setTimeout(done, Math.min(timeoutMs, SIGN_IN_LIFETIME_MS));
+    const poll = setInterval(look, POLL_MS);
     events.on(key.principal, done);
     signal?.addEventListener("abort", done, { once: true });
-    void store.get(key).then(
-      (tokens) => signedIn(tokens) && done(),
-      () => {},
-    );
+    look();
   });
 }

@@ -19,7 +19,7 @@ export interface SignInClaims {
 }
 
 /** Why a state finishes no sign-in: forged (or damaged), expired, or used before. */
-export type SignInRefusal = "forged" | "expired" | "replayed" | "unavailable";
+export type SignInRefusal = "forged" | "expired" | "replayed" | "unavailable" | "unreachable";
 
 /** States longer than this are not read (ours are a few hundred characters). */
 const MAX_STATE_CHARS = 4096;
@@ -53,6 +53,7 @@ export class SignInStates {
     const added = await this.options.usedNonces.add(claims.nonce, claims.expiresAt);
     if (added === "used") return { refused: "replayed" };
     if (added === "full") return { refused: "unavailable" };
+    if (added === "unreachable") return { refused: "unreachable" };
     return claims;
   }
 

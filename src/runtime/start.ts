@@ -14,6 +14,7 @@ import { RequestStates } from "./request-state.js";
 import { checkSecretReferences } from "./secret-check.js";
 import { SecretSources } from "./secret-sources.js";
 import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
+import type { UsedNonces } from "./used-nonces.js";
 
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions
@@ -26,6 +27,8 @@ export interface StartOptions
    */
   onlyTools?: string[];
   log?: (line: string) => void;
+  /** Used approval states, shared by the replicas (--state redis); default: this process's memory. */
+  usedNonces?: UsedNonces;
 }
 
 export function startEngine(options: StartOptions): Engine {
@@ -75,7 +78,7 @@ export function startEngine(options: StartOptions): Engine {
   const requestStates = new RequestStates({
     lifetimeMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     log,
-    ...defined({ secrets: options.stateSecrets }),
+    ...defined({ secrets: options.stateSecrets, usedNonces: options.usedNonces }),
     source: "--state-secret (MCP_STATE_SECRET)",
   });
   return new Engine({

@@ -24,6 +24,14 @@ export function stateKeys({
   /** Where the secrets came from, for the refusal (never the values). */
   source?: string;
 }): StateKeys {
+  const given = checkedSecrets({ secrets, source });
+  if (given.length === 0) return { keys: [randomBytes(32)], random: true };
+  // Derived, not the secret itself: the same secret used for something else gives a different key here.
+  return { keys: given.map((secret) => createHmac("sha256", secret).update(KEY_PURPOSE).digest()), random: false };
+}
+
+/** The secrets given (blank ones dropped), each long enough, or a UserError naming `source` (never the values). */
+export function checkedSecrets({ secrets, source }: { secrets: readonly string[]; source: string }): string[] {
   const given = secrets.map((secret) => secret.trim()).filter((secret) => secret !== "");
   given.forEach((secret, index) => {
     if (secret.length < MIN_STATE_SECRET_CHARS)
@@ -32,9 +40,7 @@ export function stateKeys({
         message: `${source}: ${given.length > 1 ? `secret ${index + 1} of ${given.length}` : "the secret"} has ${secret.length} characters; it must have at least ${MIN_STATE_SECRET_CHARS} (make one with: openssl rand -base64 32)`,
       });
   });
-  if (given.length === 0) return { keys: [randomBytes(32)], random: true };
-  // Derived, not the secret itself: the same secret used for something else gives a different key here.
-  return { keys: given.map((secret) => createHmac("sha256", secret).update(KEY_PURPOSE).digest()), random: false };
+  return given;
 }
 
 const KEY_PURPOSE = "openapi-mcp request state v1";

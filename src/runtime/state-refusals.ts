@@ -26,6 +26,8 @@ export function stateRefusalMessage({
       return `${tool} was not sent: the approval was given for ${REBOUND[refusal.what]}, and it sends only the call the person saw. ${AGAIN}`;
     case "unavailable":
       return `${tool} was not sent: this server is holding too many answered approvals right now. Try again in a minute.`;
+    case "unreachable":
+      return `${tool} was not sent: the shared state (Redis) that records used approvals is unreachable, so this approval cannot be checked against a replay. Try again in a minute.`;
   }
 }
 

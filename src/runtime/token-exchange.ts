@@ -1,12 +1,15 @@
 // The exchanged per-user mode (RFC 8693): the caller's verified MCP access token is exchanged at the identity
 // provider for an upstream token with the configured audience and scopes, cached per principal until shortly before
-// it expires (as oauth.ts caches client-credentials tokens). The MCP token itself never goes upstream; a refused
-// exchange ends the call with what the provider said, and nothing is sent. Secrets never appear in a message.
+// it expires (as oauth.ts caches client-credentials tokens); with Redis (--state and a state secret), cached for
+// every replica instead (state/shared-exchanges.ts), so a principal is exchanged once across them. The MCP token
+// itself never goes upstream; a refused exchange ends the call with what the provider said, and nothing is sent.
+// Secrets never appear in a message.
 
 import { isAllowedScheme } from "../catalog/url.js";
 import { type Dispatcher, UpstreamFailure } from "./http.js";
 import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
 import { maskClipped } from "./secrets.js";
+import type { SharedExchanges } from "./state/shared-exchanges.js";
 import { clientSecrets, DEFAULT_TOKEN_TIMEOUT_MS, postTokenForm, type TokenAnswer } from "./token-request.js";
 import type { Caller } from "./types.js";
 import type { UserCredentials, UserValue } from "./user-credentials.js";
@@ -36,11 +39,21 @@ export interface TokenExchangeOptions {
   now?: () => number;
   /** Principals whose tokens are kept; the oldest go first past it. */
   maxEntries?: number;
+  /** The replicas' shared cache (Redis); without it, this process's own. */
+  shared?: SharedExchanges;
 }
 
 interface Issued {
   value: string;
   refreshAt: number;
+}
+
+interface Entry {
+  principal: string;
+  issued?: Issued;
+  pending?: Promise<Issued>;
+  /** The shared entry `issued` was read as (its Redis key and sealed value), for `invalidate`. */
+  shared?: { name: string; sealed: string };
 }
 
 const MAX_DETAIL_CHARS = 200;
@@ -52,7 +65,7 @@ class ExchangeFailed extends Error {}
 export class TokenExchange implements UserCredentials {
   readonly mode = "exchange";
   readonly description: string;
-  private readonly cache = new Map<string, { principal: string; issued?: Issued; pending?: Promise<Issued> }>();
+  private readonly cache = new Map<string, Entry>();
   private readonly now: () => number;
 
   constructor(
@@ -69,20 +82,27 @@ export class TokenExchange implements UserCredentials {
       return {
         missing: `its credential (security scheme '${this.config.scheme}') is ${this.description}, and this call came without one: call over HTTP with an OAuth access token (serve --transport http --auth oauth).`,
       };
-    const requested = this.config.scopes.length > 0 ? this.config.scopes : scopes;
-    const key = JSON.stringify([caller.principal, [...new Set(requested)].sort()]);
+    const requested = [...new Set(this.config.scopes.length > 0 ? this.config.scopes : scopes)].sort();
+    const key = JSON.stringify([caller.principal, requested]);
     let entry = this.cache.get(key);
-    if (entry?.issued && this.now() < entry.issued.refreshAt) return { value: entry.issued.value };
+    // With a shared cache, Redis is read on every call (one GET), so a token another replica dropped is not used.
+    const local = !this.options.shared?.usable;
+    if (local && entry?.issued && this.now() < entry.issued.refreshAt) return { value: entry.issued.value };
     if (!entry) {
       entry = { principal: caller.principal };
       this.cache.set(key, entry);
       this.evict();
     }
     const current = entry;
-    // Calls of one principal at the same time share one exchange.
-    current.pending ??= this.exchange(caller.accessToken, requested).finally(() => {
-      current.pending = undefined;
-    });
+    // Calls of one principal at the same time share one exchange (or one read of the shared cache).
+    const subject = { token: caller.accessToken, issuer: caller.claims.iss, principal: caller.principal };
+    if (!current.pending) {
+      const started: Promise<Issued> = this.obtain({ entry: current, subject, scopes: requested }).finally(() => {
+        // A 401 may have let a newer one start meanwhile.
+        if (current.pending === started) current.pending = undefined;
+      });
+      current.pending = started;
+    }
     try {
       current.issued = await current.pending;
       return { value: current.issued.value };
@@ -92,11 +112,58 @@ export class TokenExchange implements UserCredentials {
     }
   }
 
-  /** The API refused this token: the next call of that principal exchanges again. */
+  /** The API refused this token: the next call of that principal exchanges again, on every replica. */
   invalidate({ caller, value }: { caller: Caller; value: string }): void {
     for (const entry of this.cache.values()) {
-      if (entry.principal === caller.principal && entry.issued?.value === value) entry.issued = undefined;
+      if (entry.principal !== caller.principal || entry.issued?.value !== value) continue;
+      entry.issued = undefined;
+      // Sent before this replica's next read on the same connection, so the retry does not read the refused token.
+      if (entry.shared) this.options.shared?.drop(entry.shared);
+      entry.shared = undefined;
+      // A call from now on reads again rather than join a read that may return this token.
+      entry.pending = undefined;
     }
+  }
+
+  /** From the shared cache (exchanging there when it has none), or, without one or while Redis is lost, here. */
+  private async obtain({
+    entry,
+    subject,
+    scopes,
+  }: {
+    entry: Entry;
+    subject: { token: string; issuer: string; principal: string };
+    scopes: string[];
+  }): Promise<Issued> {
+    const shared = this.options.shared;
+    if (shared?.usable) {
+      const { tokenUrl, clientId, audience, resource, requestedTokenType } = this.config;
+      const key = shared.name([
+        tokenUrl,
+        clientId,
+        audience,
+        resource,
+        requestedTokenType,
+        subject.issuer,
+        subject.principal,
+        scopes,
+      ]);
+      const found = await shared.getOrFetch({
+        name: key,
+        timeoutMs: this.options.timeoutMs ?? DEFAULT_TOKEN_TIMEOUT_MS,
+        fetch: async () => {
+          const issued = await this.exchange(subject.token, scopes);
+          return { text: JSON.stringify(issued), ttlMs: issued.refreshAt - this.now() };
+        },
+      });
+      if (found) {
+        entry.shared = { name: key, sealed: found.sealed };
+        return JSON.parse(found.text) as Issued;
+      }
+      // Redis lost: a token this replica already holds serves until it is due, as without Redis.
+      if (entry.issued && this.now() < entry.issued.refreshAt) return entry.issued;
+    }
+    return this.exchange(subject.token, scopes);
   }
 
   private evict(): void {

@@ -9,6 +9,7 @@ export const FIELD_WEIGHTS = {
   summary: 3,
   action: 2,
   tags: 1,
+  resource: 2,
   path: 1,
   verb: 1,
   arguments: 0.5,
@@ -19,6 +20,8 @@ export const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 
 /** Long descriptions are cut: their opening says what the tool does; the rest is detail (and index memory). */
 const DESCRIPTION_CHARS = 600;
+/** How far into a description "deprecated" counts as saying the tool is. */
+const DEPRECATION_CHARS = 200;
 
 /** What a request usually calls what a method does. */
 const VERBS: Record<string, string> = {
@@ -32,22 +35,58 @@ const VERBS: Record<string, string> = {
 
 /** The text of each field of a tool. */
 export function toolText(tool: Tool, definitions: Record<string, JsonSchema>): Record<Field, string> {
-  const { description, title } = tool;
+  const { title } = tool;
+  const description = plain(tool.description);
   // Descriptions often open with the summary again; it is counted once, in its own field. Links say nothing.
-  const prose = (description.startsWith(title) ? description.slice(title.length) : description).replace(
-    /\bhttps?:\/\/\S+/g,
-    " ",
-  );
+  let prose = (description.startsWith(title) ? description.slice(title.length) : description)
+    .replace(/\bhttps?:\/\/\S+/g, " ")
+    .trim();
+  // Many specs have no summaries (the title is then the operation's id): the description's first sentence is one.
+  let summary = title;
+  if (!/\s/.test(title.trim())) {
+    summary = firstSentence(prose);
+    prose = prose.slice(summary.length);
+  }
   return {
     name: tool.name,
-    summary: title,
-    action: /^\s*(\S+)/.exec(title)?.[1] ?? "",
+    summary,
+    action: /^\s*(\S+)/.exec(summary)?.[1] ?? "",
     tags: tool.origin.tags.join(" "),
+    resource: resourceOf(tool.operation.path),
     path: tool.operation.path,
-    verb: VERBS[tool.operation.method] ?? "",
+    verb: verbOf(tool.operation),
     arguments: argumentWords(tool.inputSchema, definitions),
     description: prose.slice(0, DESCRIPTION_CHARS),
   };
+}
+
+/** Whether the tool says it is deprecated: in the spec (the description then opens "Deprecated.") or in its prose. */
+export function isDeprecated(tool: Tool): boolean {
+  return /\bdeprecated\b/i.test(plain(tool.description).slice(0, DEPRECATION_CHARS));
+}
+
+/** What a request calls the method: a POST to one item (`/customers/{id}`) changes it, as PUT and PATCH do. */
+function verbOf({ method, path }: { method: string; path: string }): string {
+  if (method === "POST" && /\}\/?$/.test(path)) return VERBS.PATCH!;
+  return VERBS[method] ?? "";
+}
+
+/** The path's last fixed segment: what the tool acts on (`/repos/{owner}/{repo}/branches/{branch}` → branches). */
+function resourceOf(path: string): string {
+  const fixed = path.split("/").filter((segment) => segment !== "" && !segment.includes("{"));
+  return fixed.at(-1) ?? "";
+}
+
+/** Descriptions in HTML (as some specs write them) read as text. */
+function plain(text: string): string {
+  return text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&[a-z]+;|&#\d+;/g, " ")
+    .trim();
+}
+
+function firstSentence(text: string): string {
+  return /^[^\n]*?[.!?](?=\s|$)|^[^\n]*/.exec(text)?.[0] ?? "";
 }
 
 /** Argument names, the body's property names and short enum values: "state: open | closed" is how one closes an issue. */

@@ -74,6 +74,15 @@ export interface CallContext {
    * engine reads it strictly and ignores it when invalid (trace-context.ts).
    */
   trace?: IncomingTrace;
+  /** Set when the call comes from a code mode script (`execute`): named on the call's audit line. */
+  script?: ScriptOrigin;
+}
+
+/** The code mode tool a call came from and a short digest of the script that made it. */
+export interface ScriptOrigin {
+  via: "execute";
+  /** The first 12 hex digits of the script's SHA-256: the same script, the same digest. */
+  digest: string;
 }
 
 /** What the human is shown before a call that needs approval: secrets already masked. */

@@ -1,8 +1,11 @@
 // Which approval states have been used: a state resumes one call, once. Behind an interface so replicas can share
 // one store (a Redis `SET key 1 NX PXAT expiresAt` is `add`); the default holds them in this process's memory.
 
-/** "added": first use; "used": seen before (a replay); "full": the store cannot take more now (refuse, fail closed). */
-export type NonceAdded = "added" | "used" | "full";
+/**
+ * "added": first use; "used": seen before (a replay); "full": the store cannot take more now; "unreachable": the
+ * shared store (Redis) cannot be asked now. Anything but "added" is refused (fail closed); only "used" is final.
+ */
+export type NonceAdded = "added" | "used" | "full" | "unreachable";
 
 export interface UsedNonces {
   /**

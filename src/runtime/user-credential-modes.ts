@@ -15,6 +15,7 @@ import type { SignIn } from "./sign-in.js";
 import { signInRoutes } from "./sign-in-callback.js";
 import { defaultTokenFile, FileTokenStore, signInFromSettings } from "./sign-in-settings.js";
 import { SignInStates } from "./sign-in-state.js";
+import type { SharedState } from "./state/shared-state.js";
 import {
   ACCESS_TOKEN_TYPE,
   TokenExchange,
@@ -111,6 +112,8 @@ export async function userCredentialModes({
   allowInsecureHttp = false,
   exchange = {},
   tokenStore,
+  shared = {},
+  log = () => {},
 }: {
   settings: Settings | undefined;
   catalog: Pick<Catalog, "credentials">;
@@ -121,6 +124,12 @@ export async function userCredentialModes({
   exchange?: TokenExchangeOptions;
   /** Default: the encrypted file (settings `tokenStore.file`), with keys from OPENAPI_MCP_TOKEN_KEY. */
   tokenStore?: TokenStore;
+  /**
+   * Redis (--state): users' tokens (unless settings name a file), used sign-in states and exchanged tokens shared by
+   * the replicas.
+   */
+  shared?: Pick<SharedState, "usedNonces" | "tokenStore" | "exchanges" | "redis">;
+  log?: (line: string) => void;
 }): Promise<UserModes> {
   const map: Record<string, UserCredentials> = {};
   const signIns: SignIn[] = [];
@@ -140,13 +149,18 @@ export async function userCredentialModes({
             code: "E_SETTINGS",
             message: `${place}: an exchanged token cannot be an HTTP basic pair`,
           });
+        if (shared.redis && !shared.exchanges)
+          log(
+            `WARNING --state is Redis but there is no --state-secret (MCP_STATE_SECRET): tokens exchanged for ${place} are cached per replica (never kept in Redis unencrypted); give every replica the same secret to share them`,
+          );
         map[id] = new TokenExchange(exchangeConfig({ config, place, env, allowInsecureHttp, scheme: scheme.name }), {
           allowInsecureHttp,
+          ...defined({ shared: shared.exchanges }),
           ...exchange,
         });
         break;
       case "signIn": {
-        storage ??= await signInStorage({ settings, env, place, ...(tokenStore ? { tokenStore } : {}) });
+        storage ??= await signInStorage({ settings, env, place, shared, log, ...(tokenStore ? { tokenStore } : {}) });
         const signIn = signInFromSettings({
           id,
           given: config as unknown as SignInSettings,
@@ -171,22 +185,38 @@ export async function userCredentialModes({
   return { ...(Object.keys(map).length > 0 ? { userCredentials: map } : {}), routes };
 }
 
-/** The token store and the sign-in states' keys; the store is read once now, so a damaged one stops the start. */
+/**
+ * The token store and the sign-in states' keys; the store is read once now, so a damaged one stops the start.
+ * A token file the settings name wins over the shared state: it is where users' sign-ins already are, and a
+ * setting written down is never ignored; the start says that sign-ins then stay on this replica.
+ */
 async function signInStorage({
   settings,
   env,
   place,
   tokenStore,
+  shared,
+  log,
 }: {
   settings: Settings | undefined;
   env: Environment;
   place: string;
   tokenStore?: TokenStore;
+  shared: Pick<SharedState, "usedNonces" | "tokenStore">;
+  log: (line: string) => void;
 }): Promise<{ store: TokenStore; states: SignInStates }> {
   const keys = readTokenKeys({ value: env[TOKEN_KEY_VARIABLE], purpose: `signing in (${place})` });
-  const store = tokenStore ?? new FileTokenStore({ file: settings?.tokenStore?.file ?? defaultTokenFile(env), keys });
+  const file = settings?.tokenStore?.file;
+  if (file !== undefined && shared.tokenStore)
+    log(
+      `openapi-mcp: users' tokens are kept in ${file} (${settings?.file}#/tokenStore/file), not in the shared state (--state): a user signed in through this replica is not signed in on the others. Remove tokenStore.file to share them`,
+    );
+  const store =
+    tokenStore ??
+    (file === undefined ? shared.tokenStore?.(keys) : undefined) ??
+    new FileTokenStore({ file: file ?? defaultTokenFile(env), keys });
   await store.list("");
-  return { store, states: new SignInStates({ keys, usedNonces: new MemoryUsedNonces() }) };
+  return { store, states: new SignInStates({ keys, usedNonces: shared.usedNonces ?? new MemoryUsedNonces() }) };
 }
 
 function exchangeConfig({

@@ -127,10 +127,30 @@ export const RELATED: ReadonlyMap<string, string[]> = new Map(
 export const PHRASES: Array<[RegExp, string]> = [
   [/\bpull requests?\b/g, "pull"],
   [/\bset up\b/g, "setup"],
-  [/\bget rid of\b/g, "remove"],
+  [/\b(?:get rid of|throw away|tear down|take down)\b/g, "remove"],
   [/\b(?:turn|switch) off\b/g, "disable"],
   [/\b(?:turn|switch) on\b/g, "enable"],
   [/\blook up\b/g, "lookup"],
   [/\b(?:logged|signed) in\b/g, "authenticated"],
   [/\b(?:how many|number of)\b/g, "count"],
 ];
+
+/** What a request wants done, as far as the HTTP method tells: read, change (create or update) or delete. */
+export type Intent = "read" | "change" | "delete";
+
+/** Verbs that say which: the first of them in a request decides ("show…", "add…", "remove…"). */
+export const INTENTS: ReadonlyMap<string, Intent> = new Map([
+  ...words("show view see display fetch get list retrieve read look lookup find browse search download").map(
+    (word) => [word, "read"] as const,
+  ),
+  ...words(
+    "create add new make open publish post submit share register invite start setup upload attach write save store give grant leave issue send update edit rename toggle modify change alter set close reopen move replace patch enable disable mark approve accept reject cancel",
+  ).map((word) => [word, "change"] as const),
+  ...words("delete remove erase drop destroy purge revoke discard kick kill unregister uninstall").map(
+    (word) => [word, "delete"] as const,
+  ),
+]);
+
+function words(list: string): string[] {
+  return list.split(" ");
+}

@@ -2,7 +2,7 @@
 // are cut into the same lower-case stems, so "repositories", "repo" and "listForRepo" meet. Deliberately light:
 // a few suffix rules rather than a full stemmer, which would also merge words an API keeps apart.
 
-import { PHRASES, RELATED, SAME, STOP } from "./vocabulary.js";
+import { INTENTS, type Intent, PHRASES, RELATED, SAME, STOP } from "./vocabulary.js";
 
 /** The words of `text`, split at case changes, digits and punctuation, lower-cased. */
 export function words(text: string): string[] {
@@ -35,12 +35,15 @@ export function terms(text: string): Term[] {
 
 /**
  * The query without the values in it, which are arguments rather than what to do: quoted text, `owner/name` and
- * file paths, `#42`, versions.
+ * file paths, e-mail addresses, host names, `key=value`, ids (`cus_123`, `web-7f9`), CONSTANT_NAMES, `#42`, versions.
  */
 function withoutValues(query: string): string {
   return query
     .replace(/(["'`])[^"'`]*\1/g, " ")
-    .replace(/\S+\/\S+/g, " ")
+    .replace(/\S+[/@=]\S+/g, " ")
+    .replace(/\b[a-z][\w-]*(?:\.[a-z][\w-]*)+\b/gi, " ")
+    .replace(/\b[a-z]+(?:[_-][a-z0-9]+)*[_-][a-z]*\d[a-z0-9]*\b/gi, " ")
+    .replace(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/g, " ")
     .replace(/#\d+|\bv?\d+(?:\.\d+)+\b/g, " ");
 }
 
@@ -52,6 +55,22 @@ export function isQuestion(query: string): boolean {
   );
 }
 
+/** What the query wants done: a question reads; otherwise its first verb that says (none: any). */
+export function intentOf(query: string): Intent | undefined {
+  if (isQuestion(query)) return "read";
+  for (const word of words(phrased(query))) {
+    const intent = INTENTS.get(word);
+    if (intent) return intent;
+  }
+  return undefined;
+}
+
+function phrased(query: string): string {
+  let text = withoutValues(query).toLowerCase();
+  for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
+  return text;
+}
+
 /** One word of a query: its term (none for a stop word), and the terms of words it implies. */
 export interface QueryWord {
   term?: Term;
@@ -60,8 +79,7 @@ export interface QueryWord {
 
 /** The query's words, each once; a stop word only for the words it implies ("all" → list, "my" → authenticated). */
 export function queryWords(query: string): QueryWord[] {
-  let text = withoutValues(query).toLowerCase();
-  for (const [phrase, word] of PHRASES) text = text.replace(phrase, word);
+  const text = phrased(query);
   const found: QueryWord[] = [];
   const seen = new Set<string>();
   for (const word of words(text)) {

@@ -6,6 +6,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/dynamic.js";
+import type { ScriptLimits } from "../runtime/sandbox/run-script.js";
 import { type OptionKind, RUNTIME_OPTIONS, type RuntimeOption, type RuntimeSettings } from "../runtime/options.js";
 import type { AuthConfig } from "./auth.js";
 import type { RequestLimits } from "./bodies.js";
@@ -54,12 +55,14 @@ export interface OptionValues
   allowUnauthenticated?: boolean;
   sessions: SessionLimits;
   requests: RequestLimits;
+  /** Code mode's limits on a script run (--script-timeout and the rest): only those given. */
+  script: Partial<ScriptLimits>;
 }
 
 const DECISION = /^[^=]*[^=\s][^=]*=\s*(allow|approve|deny)\s*$/i;
 
 export function readOptionValues(given: GivenOption): OptionValues {
-  const values: OptionValues = { include: [], exclude: [], policies: [], sessions: {}, requests: {} };
+  const values: OptionValues = { include: [], exclude: [], policies: [], sessions: {}, requests: {}, script: {} };
   for (const option of RUNTIME_OPTIONS) {
     const found = given(option);
     if (option.key === undefined || found === undefined) continue;

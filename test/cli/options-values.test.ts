@@ -20,6 +20,7 @@ import {
 import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine } from "../../src/server/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
 import { REPOSITORY } from "../support/generated.js";
+import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/sandbox/run-script.js";
 
 /** Values each kind of option must take. */
 function goodValues(option: RuntimeOption): string[][] {
@@ -132,13 +133,20 @@ describe("defaults", () => {
       "max-in-flight-per-principal": DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
       "max-queued": DEFAULT_MAX_QUEUED,
       "queue-timeout": DEFAULT_QUEUE_TIMEOUT_MS,
+      // What the sandbox applies when code mode is given no limit.
+      "script-timeout": DEFAULT_SCRIPT_LIMITS.wallMs,
+      "script-cpu": DEFAULT_SCRIPT_LIMITS.cpuMs,
+      "script-memory": DEFAULT_SCRIPT_LIMITS.memoryBytes,
+      "script-stack": DEFAULT_SCRIPT_LIMITS.stackBytes,
+      "script-max-calls": DEFAULT_SCRIPT_LIMITS.maxApiCalls,
+      "script-max-output-bytes": DEFAULT_SCRIPT_LIMITS.maxOutputBytes,
     });
     expect(APPROVAL_IN_MCP).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
   });
 
   it("serve leaves unset what a settings file may set; a generated server reads the file into the same place", () => {
     const cli = readServeOptions([]);
-    expect(cli).toEqual({ include: [], exclude: [], policies: [], sessions: {}, requests: {} });
+    expect(cli).toEqual({ include: [], exclude: [], policies: [], sessions: {}, requests: {}, script: {} });
   });
 });
 

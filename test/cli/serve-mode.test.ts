@@ -61,6 +61,6 @@ describe("serve --mode", () => {
     expect(await toolNames(await serve([]))).toContain("getItem");
     const { code, stderr } = await runCli(["serve", WIRE_FIXTURE, "--mode", "lazy"]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/--mode must be tools or dynamic, not 'lazy'/);
+    expect(stderr).toMatch(/--mode must be one of tools, dynamic, code, not 'lazy'/);
   });
 });

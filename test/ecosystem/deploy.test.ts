@@ -123,8 +123,16 @@ describe("the README's Production section", () => {
     const endpoint = readFileSync(`${ROOT}src/server/endpoint.ts`, "utf8");
     expect(endpoint).toContain('status: 404, code: -32001, message: "Session not found"');
     expect(section).toMatch(/`404` with the JSON-RPC error `-32001`\s+"Session not found"/);
-    // What the shared state holds today is said apart from what is still per replica.
-    expect(section).toMatch(/rate-limit windows are counted once for all replicas\. Still to\s+come/);
+    // Every store the replicas share is named, and what stays per replica is said.
+    const shared = section.slice(section.indexOf("- **Shared state**"));
+    for (const store of [
+      /rate-limit windows/,
+      /client-credentials\s+token/,
+      /signed in on all/,
+      /approval and sign-in states are used once in all/,
+    ])
+      expect(shared).toMatch(store);
+    expect(section).toMatch(/Sessions stay in the replica that opened them/);
   });
 });
 

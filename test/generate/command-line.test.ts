@@ -82,7 +82,7 @@ describe("readServerCommandLine", () => {
     [["--tranport", "http"], {}, "unknown option '--tranport'; did you mean --transport?"],
     [["--transport", "htp"], {}, "--transport must be stdio or http, not 'htp'"],
     [[], { MCP_TRANSPORT: "HTTP" }, "MCP_TRANSPORT must be stdio or http, not 'HTTP' (the values are lower case)"],
-    [["--mode", "lazy"], {}, "--mode must be tools or dynamic, not 'lazy'"],
+    [["--mode", "lazy"], {}, "--mode must be one of tools, dynamic, code, not 'lazy'"],
     [[], { MCP_OUTPUT_VALIDATION: "loose" }, "MCP_OUTPUT_VALIDATION must be one of strict, warn, off, not 'loose'"],
     [["--timeout", "0"], {}, "--timeout must be a whole number greater than 0, not '0'"],
     [[], { MCP_TIMEOUT_MS: "1.5" }, "MCP_TIMEOUT_MS must be a whole number greater than 0, not '1.5'"],

@@ -34,6 +34,24 @@ describe("a generated project", () => {
     expect(output).toMatch(/# pass 1\n# fail 0/);
   });
 
+  it("runs a code-mode script from its own build: the sandbox worker is found next to dist/runtime/sandbox", () => {
+    if (!existsSync(join(project, "dist/runtime/sandbox/run-script.js"))) typecheck(project);
+    const script = `import { runScript } from "./dist/runtime/sandbox/run-script.js";
+const api = async ({ tool, args }) => ({ ok: true, value: { tool, args } });
+const outcome = await runScript({ code: "console.log('hi'); return await api.getPet({ petId: 7 })", tools: ["getPet"], api });
+console.log(JSON.stringify(outcome));`;
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(JSON.parse(output)).toEqual({
+      ok: true,
+      value: { tool: "getPet", args: { petId: 7 } },
+      logs: ["hi"],
+      apiCalls: [{ tool: "getPet", ok: true }],
+    });
+  });
+
   it("carries the runtime as byte-for-byte copies of this package's sources (one implementation)", () => {
     const sources = runtimeSources();
     expect(sources.map((s) => s.path)).toEqual(

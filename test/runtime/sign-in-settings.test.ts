@@ -2,6 +2,9 @@
 // (`…#/credentials/<scheme>/perUser/signIn`), before anyone is asked to sign in.
 
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Settings, SignInSettings } from "../../src/catalog/settings.js";
 import type { CredentialScheme } from "../../src/catalog/types.js";
@@ -73,5 +76,52 @@ describe("sign-in settings", () => {
     await expect(modes("withFlow", { publicUrl: "https://mcp.example.com" }, {})).rejects.toThrow(
       "OPENAPI_MCP_TOKEN_KEY is not set: signing in (settings.yaml#/credentials/withFlow/perUser/signIn) keeps users' tokens encrypted with it",
     );
+  });
+});
+
+describe("where sign-ins are kept with a shared state (--state redis)", () => {
+  const settingsWith = (tokenStore?: { file: string }): Settings => ({
+    file: "settings.yaml",
+    ...(tokenStore ? { tokenStore } : {}),
+    credentials: { withFlow: { perUser: { signIn: { clientId: "app", publicUrl: "https://mcp.example.com" } } } },
+  });
+  const shared = () => {
+    const made: MemoryTokenStore[] = [];
+    const tokenStore = () => {
+      made.push(new MemoryTokenStore());
+      return made.at(-1)!;
+    };
+    return { made, shared: { tokenStore } };
+  };
+
+  it("keeps them in the shared state", async () => {
+    const { made, shared: given } = shared();
+    const lines: string[] = [];
+    await userCredentialModes({
+      settings: settingsWith(),
+      catalog: { credentials: SCHEMES },
+      env: ENV,
+      shared: given,
+      log: (line) => lines.push(line),
+    });
+    expect(made).toHaveLength(1);
+    expect(lines).toEqual([]);
+  });
+
+  it("keeps them in the token file the settings name, and says that sign-ins then stay on this replica", async () => {
+    const { made, shared: given } = shared();
+    const lines: string[] = [];
+    const file = join(mkdtempSync(join(tmpdir(), "sign-in-settings-")), "tokens.json");
+    await userCredentialModes({
+      settings: settingsWith({ file }),
+      catalog: { credentials: SCHEMES },
+      env: ENV,
+      shared: given,
+      log: (line) => lines.push(line),
+    });
+    expect(made).toHaveLength(0);
+    expect(lines).toEqual([
+      `openapi-mcp: users' tokens are kept in ${file} (settings.yaml#/tokenStore/file), not in the shared state (--state): a user signed in through this replica is not signed in on the others. Remove tokenStore.file to share them`,
+    ]);
   });
 });

@@ -1,23 +1,31 @@
-// A real Redis server for the tests: Debian's `redis-server` on a free loopback port, no persistence, started and
-// stopped by the test (and restartable on the same port, to test an outage). Missing redis-server is a failure with
+// A real Redis server for the tests: Debian's `redis-server` on a free loopback port, no persistence (or, when
+// durable, an append-only file synced at every write, as production runs it), started and stopped by the test (and
+// restartable on the same port, to test an outage). Missing redis-server is a failure with
 // what to install, never a skip: CI installs it (.ci/run).
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { createServer, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const BINARY = "redis-server";
 
 export class RedisServer {
   private process: ChildProcess | undefined;
 
-  private constructor(readonly port: number) {}
+  /** Durable: its data directory (append-only file, fsync always), so a restart keeps every acknowledged write. */
+  private constructor(
+    readonly port: number,
+    private readonly dir?: string,
+  ) {}
 
   /** `redis://127.0.0.1:<port>`. */
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<RedisServer> {
+  static async start({ durable = false }: { durable?: boolean } = {}): Promise<RedisServer> {
     try {
       execFileSync(BINARY, ["--version"], { stdio: "ignore" });
     } catch {
@@ -25,14 +33,18 @@ export class RedisServer {
         "redis-server is not installed: the shared-state tests need a real Redis. Install it (Debian/Ubuntu: `sudo apt-get install redis-server`; .ci/run does this).",
       );
     }
-    const server = new RedisServer(await freePort());
+    const dir = durable ? mkdtempSync(join(tmpdir(), "redis-")) : undefined;
+    const server = new RedisServer(await freePort(), dir);
     await server.resume();
     return server;
   }
 
   /** Starts (again) on the same port, and waits until it answers PING. */
   async resume(): Promise<void> {
-    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", ""];
+    args.push(
+      ...(this.dir ? ["--dir", this.dir, "--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+    );
     const child = spawn(BINARY, args, { stdio: ["ignore", "ignore", "pipe"] });
     this.process = child;
     let stderr = "";

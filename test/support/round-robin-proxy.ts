@@ -1,19 +1,25 @@
 // A load balancer for tests: an HTTP proxy on 127.0.0.1 sending each request to the next of N upstreams in turn,
-// bodies streamed both ways (a notification stream or an SSE answer passes through as it is written), every header
+// response bodies streamed (a notification stream or an SSE answer passes through as it is written), every header
 // passed on as sent but Host, which names the upstream (as nginx's `proxy_pass` does by default: a replica on
 // loopback accepts only its own loopback Host, against DNS rebinding). In sticky mode it learns each session from
 // the `Mcp-Session-Id` header of the response that opened it and sends that session's later requests to the same
 // upstream, as HAProxy's `stick store-response res.hdr(mcp-session-id)` does; requests without a known session go
-// round robin. Used by the replica tests (three `serve --transport http` processes behind it).
+// round robin. A dead upstream is taken out as HAProxy does it: by a health check (`healthCheck`: GET a path every
+// interval; a failure takes it out, a success brings it back), and at once when a connection to it is refused, the
+// request then going to the next upstream (HAProxy's `retries` with `option redispatch`: safe even for a POST, since
+// nothing reached the dead one). A request already sent when its upstream dies is not resent: the client gets 502
+// (or its open stream is cut). Used by the replica tests (three `serve --transport http` processes behind it).
 
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import { createServer, get, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface RoundRobinProxy {
   /** `http://127.0.0.1:<port>`; append the endpoint's path (`/mcp`). */
   url: string;
-  /** Requests sent to each upstream, by the upstream's index. */
+  /** Requests sent to each upstream, by the upstream's index (a request refused at connect counts where it went). */
   counts: number[];
+  /** Upstreams taken out by a failed health check or a refused connection, now. */
+  down: ReadonlySet<number>;
   /** A dead upstream gets no more requests (a load balancer's failed health check). */
   disable: (index: number) => void;
   close: () => Promise<void>;
@@ -23,13 +29,16 @@ export interface RoundRobinProxy {
 export async function startRoundRobinProxy({
   upstreams,
   sticky = false,
+  healthCheck,
 }: {
   upstreams: string[];
   sticky?: boolean;
+  healthCheck?: { path: string; intervalMs: number };
 }): Promise<RoundRobinProxy> {
   const origins = upstreams.map((u) => new URL(u));
   const counts = origins.map(() => 0);
   const disabled = new Set<number>();
+  const down = new Set<number>();
   const sessions = new Map<string, number>();
   let next = 0;
 
@@ -39,12 +48,13 @@ export async function startRoundRobinProxy({
     if (held !== undefined) return held;
     for (let tries = 0; tries < origins.length; tries++) {
       const index = next++ % origins.length;
-      if (!disabled.has(index)) return index;
+      if (!disabled.has(index) && !down.has(index)) return index;
     }
     return -1;
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+  // The request body is read whole first (MCP messages are small), so that it can be sent again elsewhere.
+  const send = (req: IncomingMessage, body: Buffer, res: ServerResponse, tries: number): void => {
     const index = pick(req);
     const origin = origins[index];
     if (!origin) {
@@ -68,14 +78,39 @@ export async function startRoundRobinProxy({
         answer.pipe(res);
       },
     );
-    upstream.on("error", () => {
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNREFUSED") {
+        down.add(index);
+        if (tries < origins.length) return send(req, body, res, tries + 1);
+      }
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end("upstream unreachable");
       else res.destroy();
     });
     // The client went away (a cancelled stream): so does the request upstream.
     res.on("close", () => upstream.destroy());
-    req.pipe(upstream);
+    upstream.end(body);
   };
+
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => send(req, Buffer.concat(chunks), res, 1));
+  };
+
+  const probe = (index: number, path: string): void => {
+    const check = get(new URL(path, origins[index]), { timeout: 1_000 }, (answer) => {
+      answer.resume();
+      if (answer.statusCode === 200) down.delete(index);
+      else down.add(index);
+    });
+    check.on("timeout", () => check.destroy(new Error("health check timed out")));
+    check.on("error", () => down.add(index));
+  };
+  const timer = healthCheck
+    ? setInterval(() => {
+        for (const index of origins.keys()) probe(index, healthCheck.path);
+      }, healthCheck.intervalMs)
+    : undefined;
 
   const server: Server = createServer(forward);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -83,9 +118,11 @@ export async function startRoundRobinProxy({
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    down,
     disable: (index) => disabled.add(index),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        clearInterval(timer);
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),

@@ -24,6 +24,8 @@ export interface ExchangeEndpoint {
   refuse?: { error: string; error_description?: string };
   /** Seconds the issued tokens last. */
   expiresIn: number;
+  /** Milliseconds each exchange takes (default none): long enough, calls made at once all find one under way. */
+  delayMs?: number;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startExchangeEndpoint({
       return answer(res, 400, { error: "invalid_grant", error_description: "the subject token is not valid" });
     }
     if (form.get("audience") !== UPSTREAM_AUDIENCE) return answer(res, 400, { error: "invalid_target" });
+    if (endpoint.delayMs) await new Promise((resolve) => setTimeout(resolve, endpoint.delayMs));
     const issued = `upstream-${subject}-${endpoint.exchanges.length + 1}`;
     endpoint.exchanges.push({ subject, audience: form.get("audience"), scope: form.get("scope"), issued });
     answer(res, 200, {

@@ -14,6 +14,8 @@ export interface RedisConnection {
 /** How long one command may take before it fails (Redis answers in well under a millisecond on a LAN). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1_000;
 const RECONNECT_MAX_MS = 2_000;
+/** Commands in a row without an answer after which the connection is taken for dead and made again. */
+export const STALLED_AFTER_TIMEOUTS = 3;
 
 /** The URL for messages and logs: the password, if any, masked. */
 export function maskedUrl(url: string): string {
@@ -43,27 +45,32 @@ export async function connectRedis({
   const shown = maskedUrl(url);
   let started = false;
   let down = false;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    commandOptions: { timeout: commandTimeoutMs },
-    socket: {
-      connectTimeout: commandTimeoutMs,
-      // Before the first connection, give up at once (the start fails with a clear error); after, keep trying.
-      reconnectStrategy: (retries, cause) => (started ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : cause),
-    },
-  });
-  client.on("error", (error: unknown) => {
-    if (!started || down) return;
-    down = true;
-    log(
-      `shared state: Redis at ${shown} unreachable (${error instanceof Error ? error.message : String(error)}); reconnecting`,
-    );
-  });
-  client.on("ready", () => {
-    if (down) log(`shared state: Redis at ${shown} reachable again`);
-    down = false;
-  });
+  const make = () => {
+    const made = createClient({
+      url,
+      disableOfflineQueue: true,
+      commandOptions: { timeout: commandTimeoutMs },
+      socket: {
+        connectTimeout: commandTimeoutMs,
+        // Before the first connection, give up at once (the start fails with a clear error); after, keep trying.
+        reconnectStrategy: (retries, cause) => (started ? Math.min(50 * 2 ** retries, RECONNECT_MAX_MS) : cause),
+      },
+    });
+    made.on("error", (error: unknown) => {
+      if (!started || down || made !== client) return;
+      down = true;
+      log(
+        `shared state: Redis at ${shown} unreachable (${error instanceof Error ? error.message : String(error)}); reconnecting`,
+      );
+    });
+    made.on("ready", () => {
+      if (made !== client) return;
+      if (down) log(`shared state: Redis at ${shown} reachable again`);
+      down = false;
+    });
+    return made;
+  };
+  let client = make();
   try {
     await client.connect();
   } catch (error) {
@@ -73,13 +80,48 @@ export async function connectRedis({
   started = true;
   // The server's own listeners keep the process alive; an open Redis connection alone must not (e.g. `call`).
   client.unref();
+  // A connection whose network went silent (no RST, no FIN) is never given up by node-redis while the far side
+  // acknowledges, or only after minutes of TCP retries: after a few commands in a row without an answer, a new one.
+  let timeouts = 0;
+  const replace = (): void => {
+    const stale = client;
+    client = make();
+    client.unref();
+    client.connect().catch(() => {});
+    stale.destroy();
+  };
   return {
-    sendCommand: (args) => answered({ reply: client.sendCommand(args), ms: commandTimeoutMs }),
+    sendCommand: async (args) => {
+      const used = client;
+      try {
+        const reply = await answered({ reply: used.sendCommand(args), ms: commandTimeoutMs });
+        if (used === client) timeouts = 0;
+        return reply;
+      } catch (error) {
+        if (error instanceof NoAnswer && used === client && ++timeouts >= STALLED_AFTER_TIMEOUTS) {
+          timeouts = 0;
+          down = true;
+          log(
+            `shared state: Redis at ${shown} did not answer ${STALLED_AFTER_TIMEOUTS} commands in a row; connecting again`,
+          );
+          replace();
+        }
+        throw error;
+      }
+    },
+    // Pending commands are waited for, as long as one command may take: on a silent network they never end.
     close: async () => {
-      if (client.isOpen) await client.close();
-      else client.destroy();
+      const open = client;
+      if (open.isOpen) await Promise.race([open.close(), delay(commandTimeoutMs)]);
+      open.destroy();
     },
   };
+}
+
+class NoAnswer extends Error {}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**
@@ -89,7 +131,7 @@ export async function connectRedis({
 function answered({ reply, ms }: { reply: Promise<unknown>; ms: number }): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new NoAnswer(`Redis did not answer within ${ms} ms`)), ms);
   });
   reply.catch(() => {});
   return Promise.race([reply, timeout]).finally(() => clearTimeout(timer));

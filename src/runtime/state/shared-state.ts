@@ -1,12 +1,23 @@
 // Where replicas keep what they must agree on (`--state`): this process's memory (the default), or Redis. Opened
 // once at start: an unreachable Redis stops the start with a clear error, unless `--state-fallback memory` says to
-// run alone (with a warning: limits then count per replica). Other stores (OAuth cache, per-user tokens, used
-// nonces, sign-in states, sessions) are to be added here beside the rate limiter, on the same connection.
+// run alone (with a warning: limits then count per replica). Beside the rate limiter, on the same connection: used
+// approval and sign-in states, users' tokens, the OAuth client-credentials cache and exchanged tokens (all sealed).
 
 import { UserError } from "../../catalog/errors.js";
+import { defined } from "../defined.js";
+import { checkedSecrets } from "../state-keys.js";
+import type { TokenSource } from "../oauth.js";
 import type { Limiter } from "../rate-limit.js";
+import type { TokenKey as EncryptionKey } from "../token-keys.js";
+import type { TokenStore } from "../token-store.js";
+import type { UsedNonces } from "../used-nonces.js";
 import { checkStateUrl, connectRedis, maskedUrl, type RedisConnection } from "./redis.js";
 import { RedisRateLimiter } from "./redis-limiter.js";
+import { RedisUsedNonces } from "./redis-nonces.js";
+import { RedisTokenStore } from "./redis-token-store.js";
+import { Sealer } from "./sealed.js";
+import { SharedExchanges } from "./shared-exchanges.js";
+import { SharedTokenProvider } from "./shared-tokens.js";
 
 export interface StateOptions {
   /** `memory` or a redis:// / rediss:// URL (default memory). */
@@ -15,11 +26,26 @@ export interface StateOptions {
   stateFallback?: "memory";
   /** While Redis is lost: refuse rate-limited calls (closed, default) or send them unchecked (open, warns). */
   stateFail?: "closed" | "open";
+  /** --state-secret's values: with Redis, they seal the shared OAuth token cache; none keeps it per replica. */
+  stateSecrets?: string[];
+  /** For the shared token cache's own requests, as the engine's provider has them. */
+  allowInsecureHttp?: boolean;
+  timeoutMs?: number;
+  /** False when no tool uses OAuth client credentials: then a missing state secret needs no warning. */
+  clientCredentials?: boolean;
 }
 
 export interface SharedState {
   /** Absent for memory: the engine keeps its own. */
   limiter?: Limiter;
+  /** OAuth client-credentials tokens shared by the replicas; absent for memory or without a state secret. */
+  tokens?: TokenSource;
+  /** Tokens exchanged per principal (RFC 8693) shared by the replicas; absent for memory or without a state secret. */
+  exchanges?: SharedExchanges;
+  /** Used approval and sign-in states; absent for memory (each process keeps its own). */
+  usedNonces?: UsedNonces;
+  /** Users' tokens, sealed with `keys` (never sent to Redis); absent for memory (the encrypted file). */
+  tokenStore?: (keys: readonly EncryptionKey[]) => TokenStore;
   /** The connection, for the stores that follow; absent for memory. */
   redis?: RedisConnection;
   close(): Promise<void>;
@@ -31,6 +57,10 @@ export async function openSharedState({
   state = "memory",
   stateFallback,
   stateFail = "closed",
+  stateSecrets = [],
+  allowInsecureHttp,
+  timeoutMs,
+  clientCredentials = true,
   log,
   commandTimeoutMs,
 }: StateOptions & { log: (line: string) => void; commandTimeoutMs?: number }): Promise<SharedState> {
@@ -55,7 +85,41 @@ export async function openSharedState({
     log("WARNING --state-fail open: while Redis is unreachable, rate-limited calls are sent without the shared limit");
   return {
     limiter: new RedisRateLimiter({ redis, failOpen: stateFail === "open", log }),
+    ...sharedTokens({ redis, stateSecrets, clientCredentials, log, ...defined({ allowInsecureHttp, timeoutMs }) }),
+    usedNonces: new RedisUsedNonces({ redis }),
+    tokenStore: (keys) => new RedisTokenStore({ redis, keys }),
     redis,
     close: () => redis.close(),
+  };
+}
+
+/** Tokens are kept in Redis only sealed, so only with a state secret; without one, each replica keeps its own. */
+function sharedTokens({
+  redis,
+  stateSecrets,
+  clientCredentials,
+  log,
+  ...options
+}: {
+  redis: RedisConnection;
+  stateSecrets: string[];
+  clientCredentials: boolean;
+  log: (line: string) => void;
+  allowInsecureHttp?: boolean;
+  timeoutMs?: number;
+}): { tokens?: TokenSource; exchanges?: SharedExchanges } {
+  const source = "--state-secret (MCP_STATE_SECRET)";
+  if (checkedSecrets({ secrets: stateSecrets, source }).length === 0) {
+    if (clientCredentials)
+      log(
+        "WARNING --state is Redis but there is no --state-secret (MCP_STATE_SECRET): OAuth client-credentials tokens are cached per replica (never kept in Redis unencrypted); give every replica the same secret to share them",
+      );
+    return {};
+  }
+  const sealer = new Sealer({ secrets: stateSecrets, purpose: "oauth token cache", source });
+  const exchangeSealer = new Sealer({ secrets: stateSecrets, purpose: "token exchange cache", source });
+  return {
+    tokens: new SharedTokenProvider({ redis, sealer, log, ...options }),
+    exchanges: new SharedExchanges({ redis, sealer: exchangeSealer, log }),
   };
 }
