@@ -42,6 +42,18 @@ export function sameEffects({ runs, tasks }) {
   return problems;
 }
 
+/** Each task's answer the same in every mode: code mode's script returned what the plan computes from the calls. */
+export function sameAnswers({ runs, tasks }) {
+  const problems = [];
+  for (const task of tasks) {
+    const [first, ...others] = runs.filter((r) => r.task === task.id);
+    for (const run of others)
+      if (run.answer !== first.answer)
+        problems.push(`${task.id}: answer in ${run.mode} mode differs from ${first.mode} mode`);
+  }
+  return problems;
+}
+
 const n = (value) => Math.round(value).toLocaleString("en-US");
 
 export function printTable({ runs, tasks, modes }) {
