@@ -18,6 +18,7 @@ const BENCHES = [
   "attacks",
   "inflight",
   "code-mode",
+  "sandbox",
 ];
 const summary = join(mkdtempSync(join(tmpdir(), "bench-")), "summary.jsonl");
 writeFileSync(summary, "");
