@@ -7,7 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { printMachine } from "./report.mjs";
 
-const BENCHES = ["load", "call", "generate", "search", "tokens", "sessions", "slow-bodies", "attacks", "inflight"];
+const BENCHES = [
+  "load",
+  "call",
+  "generate",
+  "search",
+  "tokens",
+  "sessions",
+  "slow-bodies",
+  "attacks",
+  "inflight",
+  "code-mode",
+  "sandbox",
+];
 const summary = join(mkdtempSync(join(tmpdir(), "bench-")), "summary.jsonl");
 writeFileSync(summary, "");
 

@@ -4,10 +4,11 @@
 // N sequential api calls against an api that answers at once, minus the same script making none, over N.
 // Medians of --rounds; targets from issue 17: start ≤ 20 ms, ≤ 1 ms p50 per call.
 //
-// Run: npm run build && node bench/sandbox.mjs [--rounds 200] [--calls 100]
+// Run: npm run bench:sandbox   (or npm run build && node bench/sandbox.mjs [--rounds 200] [--calls 100])
 
 import { parseArgs } from "node:util";
 import { runScript, warmSandbox } from "../dist/runtime/sandbox/run-script.js";
+import { printMachine, recordSummary } from "./report.mjs";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "200" }, calls: { type: "string", default: "100" } },
@@ -27,6 +28,7 @@ async function timed(code) {
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const p90 = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length * 0.9)];
 
+printMachine();
 await warmSandbox();
 for (let i = 0; i < 20; i++) await timed("return 1;");
 
@@ -49,3 +51,17 @@ console.log(
 console.log(
   `added cost per api call (${calls} sequential calls): p50 ${ms(median(perCall))}, p90 ${ms(p90(perCall))} (target ≤ 1 ms)`,
 );
+recordSummary({
+  bench: "sandbox",
+  measure: "code mode: sandbox start p50 (warm pool)",
+  value: ms(median(start)),
+  target: "≤ 20 ms",
+  met: median(start) <= 20,
+});
+recordSummary({
+  bench: "sandbox",
+  measure: "code mode: added cost per api call p50",
+  value: ms(median(perCall)),
+  target: "≤ 1 ms",
+  met: median(perCall) <= 1,
+});
