@@ -119,7 +119,9 @@ describe("the console in a browser", () => {
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line));
-    expect(audit).toContainEqual(expect.objectContaining({ tool: "getPet", principal: "console:admin", outcome: "ok" }));
+    expect(audit).toContainEqual(
+      expect.objectContaining({ tool: "getPet", principal: "console:admin", outcome: "ok" }),
+    );
   });
 
   it("refuses a tool whose policy is approve, saying why, and sends nothing", async () => {
