@@ -81,8 +81,8 @@ function toolNamed({ catalog, engine, given }: { catalog: Catalog; engine: Engin
   });
 }
 
-/** Every configured credential value: masked wherever it would show. */
-function secretsOf(catalog: Catalog, env: Environment): string[] {
+/** Every configured credential value: masked wherever it would show (here and in the console's answers). */
+export function secretsOf(catalog: Catalog, env: Environment): string[] {
   const values = Object.values(catalog.credentials).flatMap((credential) =>
     credentialVariables(credential).map((name) => env[name]),
   );

@@ -241,6 +241,8 @@ function addServe({ program, output }: { program: Command; output: Output }): vo
         host: values.host,
         mode: values.mode,
         auth: values.auth,
+        console: values.console,
+        consoleTokenEnv: values.consoleTokenEnv,
       }),
       stateless: values.stateless === true,
       ...(values.allowUnauthenticated ? { allowUnauthenticated: true } : {}),

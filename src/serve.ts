@@ -1,7 +1,10 @@
 // Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
+import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
+import type { HttpMount } from "./runtime/http-route.js";
+import { DEFAULT_HOST } from "./runtime/options.js";
 import type { Engine } from "./runtime/engine.js";
 import { profiledProvider } from "./runtime/profiled.js";
 import { profileTable } from "./runtime/profiles.js";
@@ -42,6 +45,10 @@ export interface ServeOptions extends EngineSetupOptions {
   requests?: RequestLimits;
   /** How the user sets the port and host, for the messages when they cannot be used. */
   optionNames?: AddressOptionNames;
+  /** The admin console at /console (HTTP only); the settings file's `console` applies where this is left out. */
+  console?: boolean;
+  /** The variable holding the console's admin token (`--console-token-env`). */
+  consoleTokenEnv?: string;
 }
 
 export interface RunningServer {
@@ -78,7 +85,7 @@ async function serveEngine({
   options: ServeOptions;
   log: (line: string) => void;
 }): Promise<RunningServer> {
-  const { catalog, engine, settings, load, routes } = setup;
+  const { catalog, engine, settings, load, routes, env } = setup;
   const stdio = options.transport !== "http";
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
@@ -152,6 +159,7 @@ async function serveEngine({
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
+    const mounts = await consoleMounts({ options, file, setup: { catalog, engine, env, settings }, log });
     const handle = await serveHttp({
       provider,
       name,
@@ -165,6 +173,7 @@ async function serveEngine({
       ...(requests ? { requests } : {}),
       ...(options.optionNames ? { optionNames: options.optionNames } : {}),
       ...(routes.length > 0 ? { routes } : {}),
+      ...(mounts.length > 0 ? { mounts } : {}),
       ...(options.auth
         ? {
             auth:
@@ -176,10 +185,39 @@ async function serveEngine({
     });
     return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
   }
+  if (options.console ?? file?.console)
+    throw new UserError({ code: "E_OPTION", message: "--console is served over HTTP: add --transport http" });
   const { serveStdio } = await import("./server/stdio.js");
   // The SDK's session, which answers calls, starts once the schemas are in the catalog.
   const handle = await serveStdio({ provider, name, version, log, ready: () => load.complete() });
   return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
+}
+
+/** The console's mount when it is on (`--console`, or `console: true` in the settings file); none otherwise. */
+async function consoleMounts({
+  options,
+  file,
+  setup,
+  log,
+}: {
+  options: ServeOptions;
+  file: OptionValues | undefined;
+  setup: Pick<EngineSetup, "catalog" | "engine" | "env" | "settings">;
+  log: (line: string) => void;
+}): Promise<HttpMount[]> {
+  if (!(options.console ?? file?.console)) return [];
+  const { consoleMount } = await import("./console/index.js");
+  const { catalog, engine, env, settings } = setup;
+  const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
+  const mount = consoleMount({
+    view: () => ({ catalog, engine, ...(settings ? { settings } : {}) }),
+    env,
+    ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+    oauth: options.auth?.type === "oauth",
+    host: options.host ?? DEFAULT_HOST,
+    log,
+  });
+  return [mount];
 }
 
 /** Tasks run once, LATER_MS from now or when the server closes first; `run` settles when they have run. */

@@ -31,12 +31,16 @@ function moduleOf(file: string): string {
 }
 
 const FORBIDDEN: Record<string, string[]> = {
-  catalog: ["load", "runtime", "server", "generate", "cli", "index", "inspect"],
-  runtime: ["load", "generate", "cli", "server", "index", "inspect"],
+  catalog: ["load", "runtime", "server", "generate", "cli", "index", "inspect", "console"],
+  runtime: ["load", "generate", "cli", "server", "index", "inspect", "console"],
   load: ["runtime", "server", "generate", "cli", "index", "inspect"],
   inspect: ["load", "runtime", "server", "generate", "cli", "index"],
   // The generator renders a catalog it is given; it reads the runtime's sources as text, never imports them.
   generate: ["load", "runtime", "server", "cli", "index", "inspect"],
+  // Generated projects carry src/server without the console: the server only mounts what it is given.
+  server: ["console"],
+  // The console (serve-only) uses the engine and the catalog; the server mounts it through runtime/http-route.ts.
+  console: ["load", "generate", "cli", "index", "inspect", "server", "setup", "serve"],
 };
 
 describe("layering", () => {

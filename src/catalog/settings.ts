@@ -109,6 +109,9 @@ export interface Settings {
   scriptStackBytes?: number;
   scriptMaxCalls?: number;
   scriptMaxOutputBytes?: number;
+  /** `serve --transport http` only: the admin console at /console, and the variable holding its admin token. */
+  console?: boolean;
+  consoleTokenEnv?: string;
   /** `serve --transport http` only: session idle expiry and caps. */
   sessionIdleTimeoutSeconds?: number;
   maxSessions?: number;

@@ -30,7 +30,14 @@ import {
 import { listMismatches } from "./mismatches.js";
 import { TokenProvider, type TokenSource } from "./oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
-import { DEFAULT_POLICIES, type Policies, parsePolicies, resolve as resolvePolicy, isListed } from "./policy.js";
+import {
+  DEFAULT_POLICIES,
+  isListed,
+  type Policies,
+  parsePolicies,
+  type Resolved,
+  resolve as resolvePolicy,
+} from "./policy.js";
 import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
@@ -190,6 +197,15 @@ export class Engine implements ToolProvider {
         .map((tool) => listing.entry(tool));
     }
     return this.listed;
+  }
+
+  /**
+   * A tool's policy decision and the rule that made it, denied tools included (the console shows every tool with
+   * its policy); undefined for a tool this engine does not have.
+   */
+  policyOf(name: string): Resolved | undefined {
+    const tool = this.tools.get(name);
+    return tool ? resolvePolicy(tool, this.policies) : undefined;
   }
 
   /** A hidden (denied) tool is as unknown to clients as one that does not exist. */

@@ -1,6 +1,7 @@
 // A route the engine's parts add to the HTTP server beside the MCP endpoint (the sign-in callback, sign-out): plain
 // data and one handler, so the runtime says what to answer and the binding (server/http-routes.ts) how.
 
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "./types.js";
 
 export interface HttpRoute {
@@ -13,4 +14,20 @@ export interface HttpRoute {
    */
   access: "public" | "caller";
   handle(request: { query: URLSearchParams; caller?: Caller }): Promise<{ status: number; text: string }>;
+}
+
+/**
+ * What the endpoint's auth says of a request's bearer token: the verified caller, or undefined (none, or refused).
+ * Given to a mount so it can accept the endpoint's own tokens (the console's OAuth admins) without its own verifier.
+ */
+export type VerifyBearer = () => Promise<Caller | undefined>;
+
+/**
+ * A part of the HTTP server with pages and an API of its own under one path prefix (the console, src/console): it
+ * answers every request under `prefix` itself, with its own authentication, after the server's Host check.
+ */
+export interface HttpMount {
+  /** e.g. `/console`: the mount answers this path and every path below it. */
+  prefix: string;
+  handle(request: { req: IncomingMessage; res: ServerResponse; verifyBearer: VerifyBearer }): Promise<void>;
 }

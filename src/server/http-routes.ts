@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJSONRPCRequest } from "@modelcontextprotocol/server";
 import { messageOf } from "../catalog/errors.js";
-import type { HttpRoute } from "../runtime/http-route.js";
+import type { HttpMount, HttpRoute } from "../runtime/http-route.js";
 import type { Caller } from "../runtime/types.js";
 import type { EndpointAuth } from "./auth.js";
 import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
@@ -34,6 +34,8 @@ export class HttpRoutes {
       log: (line: string) => void;
       /** Routes the engine's parts add (sign-in callback, sign-out). */
       extra: readonly HttpRoute[];
+      /** Parts answering every path under their prefix (the console), after the Host check. */
+      mounts?: readonly HttpMount[];
     },
   ) {}
 
@@ -46,6 +48,8 @@ export class HttpRoutes {
     if (path !== undefined && this.parts.auth?.servePublic({ req, res, path })) return;
     const extra = this.parts.extra.find((r) => r.path === path && r.method === req.method);
     if (extra) return this.serveExtra({ route: extra, req, res });
+    const mount = this.parts.mounts?.find((m) => path === m.prefix || path?.startsWith(`${m.prefix}/`));
+    if (mount) return this.serveMount({ mount, req, res });
     if (path !== MCP_PATH) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }));
       return;
@@ -115,6 +119,26 @@ export class HttpRoutes {
         ...(req.method === "POST" ? { connection: "close" } : {}),
       })
       .end(`${answer.text}\n`);
+  }
+
+  /**
+   * A mount's request: the Host check here (a rebound name is refused as at `/mcp`), the rest its own; the Origin
+   * rules are its own too (the console refuses cross-site writes, not reads of its login page).
+   */
+  private async serveMount({ mount, req, res }: { mount: HttpMount; req: IncomingMessage; res: ServerResponse }) {
+    const refusal = this.guard?.checkHost(req.headers.host);
+    if (refusal) {
+      this.parts.log(`refused: 403 ${refusal}`);
+      res.writeHead(403, { "content-type": "text/plain; charset=utf-8" }).end(`${refusal}\n`);
+      return;
+    }
+    const { auth } = this.parts;
+    const verifyBearer = async (): Promise<Caller | undefined> => {
+      if (!auth || !req.headers.authorization) return undefined;
+      const verdict = await auth.authenticate(req);
+      return verdict.ok ? callerOf({ req, principal: verdict.principal, token: verdict.token }) : undefined;
+    };
+    await mount.handle({ req, res, verifyBearer });
   }
 
   /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */

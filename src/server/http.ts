@@ -10,7 +10,7 @@ import { BodyBudget, DEFAULT_REQUEST_LIMITS, type RequestLimits, timeoutOptions 
 import { CallTracker } from "./calls.js";
 import { McpEndpoint, sendRpcError } from "./endpoint.js";
 import { bracketed, RequestGuard } from "./guard.js";
-import type { HttpRoute } from "../runtime/http-route.js";
+import type { HttpMount, HttpRoute } from "../runtime/http-route.js";
 import { HttpRoutes, MCP_PATH } from "./http-routes.js";
 import { shutDown } from "./http-shutdown.js";
 import { type AddressOptionNames, checkExposure, listen } from "./listen.js";
@@ -46,6 +46,8 @@ export interface HttpOptions extends ServerIdentity {
   optionNames?: AddressOptionNames;
   /** Routes beside the MCP endpoint (the per-user sign-in's callback and sign-out, runtime/sign-in-callback.ts). */
   routes?: readonly HttpRoute[];
+  /** Parts with their own pages under a path prefix (the console, served by `openapi-mcp serve --console`). */
+  mounts?: readonly HttpMount[];
   log?: (line: string) => void;
 }
 
@@ -80,6 +82,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
     maxBodyBytes,
     log,
     extra: options.routes ?? [],
+    ...(options.mounts ? { mounts: options.mounts } : {}),
   });
 
   const server = createServer(timeoutOptions(limits), (req, res) => {

@@ -53,6 +53,9 @@ export interface OptionValues
   policies: string[];
   auth?: AuthConfig;
   allowUnauthenticated?: boolean;
+  /** `serve` only: the admin console at /console, and the variable holding its admin token. */
+  console?: boolean;
+  consoleTokenEnv?: string;
   sessions: SessionLimits;
   requests: RequestLimits;
   /** Code mode's limits on a script run (--script-timeout and the rest): only those given. */

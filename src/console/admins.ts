@@ -1,0 +1,56 @@
+// Who may use the console: a person holding the admin token (`--console-token-env VAR`), or, on a server with OAuth
+// endpoint auth, one whose access token carries the admin scope or role. Either is exchanged once, at the login
+// form, for a session (sessions.ts); the token itself is never kept or shown.
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Caller } from "../runtime/types.js";
+
+/** The scope (in `scope`/`scp`) or role (in `roles`, `realm_access.roles`) that makes an OAuth caller an admin. */
+export const ADMIN_SCOPE = "openapi-mcp:admin";
+/** Shorter admin tokens are refused at start: they could be guessed. */
+export const MIN_ADMIN_TOKEN_CHARS = 16;
+
+/** The person a console session acts for: named on the audit line of every call made from the console. */
+export interface Admin {
+  /** `admin` for the admin token; the OAuth principal otherwise. */
+  who: string;
+  how: "token" | "oauth";
+}
+
+export class ConsoleAdmins {
+  private readonly digest: Buffer | undefined;
+
+  constructor(private readonly options: { adminToken?: string; oauth: boolean }) {
+    this.digest = options.adminToken ? sha256(options.adminToken) : undefined;
+  }
+
+  /**
+   * The admin a token given at the login form names, or undefined. The admin token is compared in constant time
+   * (digests of equal length, so neither its length nor a common prefix shows in the timing); any other token is
+   * checked as the endpoint's OAuth access token, by `verifyBearer`.
+   */
+  async admit({
+    token,
+    verifyBearer,
+  }: {
+    token: string;
+    verifyBearer: (token: string) => Promise<Caller | undefined>;
+  }): Promise<Admin | undefined> {
+    if (this.digest && timingSafeEqual(sha256(token), this.digest)) return { who: "admin", how: "token" };
+    if (!this.options.oauth || token.length === 0) return undefined;
+    const caller = await verifyBearer(token);
+    return caller && isAdmin(caller.claims) ? { who: caller.principal, how: "oauth" } : undefined;
+  }
+}
+
+/** Whether verified claims carry the admin scope (`scope` text or `scp` list) or role (`roles`, Keycloak's). */
+export function isAdmin(claims: Readonly<Record<string, unknown>>): boolean {
+  const scopes = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
+  const realm = claims.realm_access as { roles?: unknown } | undefined;
+  const lists = [claims.scp, claims.roles, realm?.roles].filter(Array.isArray) as unknown[][];
+  return scopes.includes(ADMIN_SCOPE) || lists.some((list) => list.includes(ADMIN_SCOPE));
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}

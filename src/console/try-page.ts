@@ -1,0 +1,45 @@
+// The Try it page's API: a dry run shows the exact request the call would send, secrets masked, as `call --dry-run`
+// shows it (the same describeRequest); a real call goes through Engine.callTool as an agent's does (validation,
+// credentials, policy, rate limits, masking, audit), as the admin who clicked, and answers the result unchanged.
+// A call whose policy is `approve` is not approved from here yet (the approvals queue comes next): it is refused,
+// audited as not approved, and nothing is sent.
+
+import { describeRequest, secretsOf } from "../call.js";
+import type { Environment } from "../runtime/credentials.js";
+import type { Caller } from "../runtime/types.js";
+import type { Admin } from "./admins.js";
+import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
+
+export class TryPage implements ConsolePage {
+  readonly name = "try";
+
+  constructor(private readonly options: { env: Environment }) {}
+
+  async post({ body, admin, view, signal }: PageRequest): Promise<PageAnswer> {
+    const given = (body ?? {}) as { tool?: unknown; arguments?: unknown; dryRun?: unknown };
+    if (typeof given.tool !== "string") return { status: 400, json: { error: "Say which tool to call." } };
+    const { engine, catalog } = view;
+    const tool = given.tool;
+    const args = given.arguments ?? {};
+    const caller = consoleCaller(admin);
+    if (given.dryRun === true) {
+      // No credential is needed to see the request: an unset one shows what to set instead.
+      const prepared = await engine.prepare(tool, args, { dryRun: true, caller, signal });
+      if ("error" in prepared) return { json: { result: prepared.error } };
+      const secrets = [...prepared.secrets, ...secretsOf(catalog, this.options.env)];
+      return { json: { request: describeRequest(prepared.request, secrets, prepared.placeholders) } };
+    }
+    const decision = engine.policyOf(tool)?.decision;
+    const result = await engine.callTool(tool, args, { caller, signal, approve: async () => "unsupported" });
+    const note =
+      decision === "approve"
+        ? `${tool} needs a person's approval before each call, and the console cannot give it yet (its approvals queue is not there), so nothing was sent. Call it from an MCP client that supports elicitation, or change its policy.`
+        : undefined;
+    return { json: { result, ...(note ? { note } : {}) } };
+  }
+}
+
+/** The admin as the engine's caller: the audit line names them (`console:admin`, `console:<OAuth principal>`). */
+function consoleCaller(admin: Admin): Caller {
+  return { principal: `console:${admin.who}`, claims: { console: admin.how }, headers: {} };
+}

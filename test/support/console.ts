@@ -1,0 +1,109 @@
+// The console's test parts: a real `openapi-mcp serve --transport http --console` (the built CLI, a child process)
+// and Debian's Chromium driven by playwright-core, each started on loopback and stopped by the test. Screenshots go
+// to test-artifacts/console/ (gitignored; CI keeps that folder as the run's artifacts).
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { ROOT } from "./cli.js";
+import { spawnCli, waitFor } from "./guard.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const ARTIFACTS = join(ROOT, "test-artifacts/console");
+export const ADMIN_TOKEN = "console-admin-token-0123456789abcdef";
+const SERVING = /serving \d+ tools at (http:\/\/\S+)\/mcp/;
+
+export interface ConsoleServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export async function startConsoleServer({
+  sources,
+  args = [],
+  env = {},
+  timeoutMs = 20_000,
+}: {
+  sources: string[];
+  args?: string[];
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<ConsoleServer> {
+  const spawned = spawnCli(
+    [
+      "serve",
+      ...sources,
+      "--transport",
+      "http",
+      "--port",
+      "0",
+      "--console",
+      "--console-token-env",
+      "CONSOLE_TOKEN",
+      "--audit-log",
+      "-",
+      ...args,
+    ],
+    { CONSOLE_TOKEN: ADMIN_TOKEN, ...env },
+  );
+  const stop = async () => {
+    if (spawned.child.exitCode === null) spawned.child.kill("SIGTERM");
+    await spawned.exited;
+  };
+  await waitFor(() => SERVING.test(spawned.stderr()) || spawned.child.exitCode !== null, timeoutMs);
+  const origin = SERVING.exec(spawned.stderr())?.[1];
+  if (!origin) {
+    await stop();
+    throw new Error(`serve did not start:\n${spawned.stderr()}`);
+  }
+  return { origin, stderr: spawned.stderr, stop };
+}
+
+export interface ConsoleBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Chromium headless with a fresh profile, a laptop-sized window. */
+export async function startBrowser(): Promise<ConsoleBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), "console-chromium-"));
+  // A persistent context is how playwright takes a profile directory of our choosing.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1366, height: 800 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Logs in at the console's form, as a person would. */
+export async function logIn(page: Page, origin: string, token = ADMIN_TOKEN): Promise<void> {
+  await page.goto(`${origin}/console/`);
+  await page.fill("#token", token);
+  await page.press("#token", "Enter");
+  await page.waitForSelector("header.top");
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
