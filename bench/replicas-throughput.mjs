@@ -69,13 +69,14 @@ async function startReplicas({ spec, redisUrl, count }) {
 
 /**
  * Round robin over `origins`, keep-alive both ways (what test/support/round-robin-proxy.ts does, without the rest).
- * A request that finds its reused connection just closed by the replica's keep-alive timeout is sent once more (as
- * Node's documentation advises; this bench's tool is a GET, so resending is harmless).
+ * A request that finds its reused connection just closed by the replica's keep-alive timeout is sent again, up to
+ * three times (as Node's documentation advises; this bench's tool is a GET, so resending is harmless; on a loaded
+ * machine the next pooled connection may have been closed too).
  */
 async function balancer(origins) {
   const agent = new Agent({ keepAlive: true });
   let next = 0;
-  const send = (req, body, res, retried) => {
+  const send = (req, body, res, tries) => {
     const origin = new URL(origins[next++ % origins.length]);
     const headers = { ...req.headers, host: origin.host };
     const options = { host: origin.hostname, port: origin.port, method: req.method, path: req.url, headers, agent };
@@ -84,7 +85,7 @@ async function balancer(origins) {
       answer.pipe(res);
     });
     onward.on("error", (error) => {
-      if (onward.reusedSocket && error.code === "ECONNRESET" && !retried) return send(req, body, res, true);
+      if (onward.reusedSocket && error.code === "ECONNRESET" && tries < 3) return send(req, body, res, tries + 1);
       console.error(`balancer: ${error.message}`);
       res.writeHead(502).end();
     });
@@ -93,7 +94,7 @@ async function balancer(origins) {
   const server = createServer((req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
-    req.on("end", () => send(req, Buffer.concat(chunks), res, false));
+    req.on("end", () => send(req, Buffer.concat(chunks), res, 0));
   });
   const url = await listen(server);
   const close = () => {
