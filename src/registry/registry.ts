@@ -225,7 +225,7 @@ export class Registry {
   private async read(): Promise<Map<string, Published>> {
     const { dir, files } = this.options;
     const paths = dir
-      ? (await readdir(dir)).filter((name) => SOURCE_NAME.test(name)).map((name) => ({ name, path: join(dir, name) }))
+      ? (await listDir(dir)).filter((name) => SOURCE_NAME.test(name)).map((name) => ({ name, path: join(dir, name) }))
       : (files ?? []).map((path) => ({ name: path, path }));
     const texts = new Map<string, Published>();
     for (const { name, path } of paths) {
@@ -256,6 +256,18 @@ export class Registry {
       byDir.set(parent, (byDir.get(parent) ?? new Set()).add(basename(file)));
     }
     return [...byDir].map(([d, names]) => ({ dir: d, names }));
+  }
+}
+
+/** The directory's entries; a directory that is not there (or not one) is the user's to fix, said so. */
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EACCES") throw error;
+    const why = code === "ENOENT" ? "no such directory" : code === "ENOTDIR" ? "not a directory" : "permission denied";
+    throw new UserError({ code: "E_REGISTRY", message: `--registry ${dir}: ${why}` });
   }
 }
 

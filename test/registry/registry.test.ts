@@ -59,6 +59,12 @@ describe("serve --registry", () => {
     });
   });
 
+  it("refuses a registry directory that is not there, naming it", async () => {
+    await expect(
+      serve([], { registry: "/nonexistent/registry", transport: "http", port: 0, log: () => {} }),
+    ).rejects.toThrow(/^--registry \/nonexistent\/registry: no such directory$/);
+  });
+
   it("declares tools.listChanged", async () => {
     const { running } = await start();
     const { client } = await httpClient(running.url!);
