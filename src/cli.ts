@@ -213,7 +213,7 @@ function declareServe(program: Command): Command {
   const command = program
     .command("serve")
     .description("serve the source(s) as an MCP server (stdio by default)")
-    .argument("<source...>", "OpenAPI documents, action definitions or one manifest: files or https:// URLs");
+    .argument("[source...]", "OpenAPI documents, action definitions or one manifest: files or https:// URLs");
   return withSourceOptions(addTableOptions({ command, which: (option) => !option.source }));
 }
 
@@ -231,8 +231,16 @@ function addServe({ program, output }: { program: Command; output: Output }): vo
   const command = declareServe(program);
   command.action(async (sources: string[], flags: SourceFlags) => {
     const values = tableValues(command);
+    const { registry, watch } = command.opts<{ registry?: string; watch?: boolean }>();
+    if (sources.length === 0 && registry === undefined)
+      throw new UserError({
+        code: "E_OPTION",
+        message: "serve needs a source (a file or https:// URL) or --registry <dir>",
+      });
     const { serve } = await import("./serve.js");
     const running = await serve(sources, {
+      ...(registry !== undefined ? { registry } : {}),
+      ...(watch ? { watch: true } : {}),
       ...loadOptions(flags),
       ...engineSettings(values),
       ...defined({

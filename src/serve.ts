@@ -5,6 +5,12 @@ import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
 import type { HttpMount } from "./runtime/http-route.js";
 import { DEFAULT_HOST } from "./runtime/options.js";
+import { isUrl } from "./catalog/url.js";
+import type { LoadOptions } from "./load/index.js";
+import type { Registry } from "./registry/registry.js";
+import { SwappableProvider } from "./registry/swappable.js";
+import { watchSources } from "./registry/watch.js";
+import { reloadEngine } from "./runtime/reload.js";
 import type { Engine } from "./runtime/engine.js";
 import { profiledProvider } from "./runtime/profiled.js";
 import { profileTable } from "./runtime/profiles.js";
@@ -49,6 +55,13 @@ export interface ServeOptions extends EngineSetupOptions {
   console?: boolean;
   /** The variable holding the console's admin token (`--console-token-env`). */
   consoleTokenEnv?: string;
+  /**
+   * A directory of sources served as a registry: each added, changed or removed source is checked and published
+   * without a restart (registry/registry.ts). Sources given beside it are refused.
+   */
+  registry?: string;
+  /** Watch the given sources and publish their changes as a registry does. */
+  watch?: boolean;
 }
 
 export interface RunningServer {
@@ -59,16 +72,24 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Settles when a stdio session ends (the client went away). */
   closed?: Promise<void>;
+  /** With --registry or --watch: what is published (status()), and publish() into the directory. */
+  registry?: Registry;
 }
 
 export async function serve(sources: string | string[], options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const setup = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
+  const watched = await watchedSources({ sources: typeof sources === "string" ? [sources] : sources, options, log });
+  const setup = await setUpEngine(sources, {
+    ...options,
+    log,
+    ...(stdio && !watched ? { deferSchemas: true } : {}),
+    ...(watched ? { first: watched.first } : {}),
+  });
   // The shared state's connection closes after the server, whose calls in flight may still use it.
   try {
-    const running = await serveEngine({ setup, options, log });
+    const running = await serveEngine({ setup, options, log, ...(watched ? { watched } : {}) });
     return { ...running, close: () => running.close().then(setup.close) };
   } catch (error) {
     await setup.close();
@@ -80,10 +101,12 @@ async function serveEngine({
   setup,
   options,
   log,
+  watched,
 }: {
   setup: EngineSetup;
   options: ServeOptions;
   log: (line: string) => void;
+  watched?: Watched;
 }): Promise<RunningServer> {
   const { catalog, engine, settings, load, routes, env } = setup;
   const stdio = options.transport !== "http";
@@ -102,55 +125,90 @@ async function serveEngine({
   const warnings = catalog.diagnostics.length;
   if (warnings > 0)
     log(`openapi-mcp: ${warnings} warning${plural(warnings)} about the source; \`openapi-mcp validate\` lists them`);
-  let provider: ToolProvider;
   // A client waits for nothing its first answers do not need: the budget line and keeping the catalog in the
   // cache come a second after the server is up (or at close), not while the client reads the listing.
   const after = later();
   const script = limits({ given: options.script, file: file?.script });
   const approvalTimeoutMs = settings?.approvalTimeoutSeconds ? settings.approvalTimeoutSeconds * 1000 : undefined;
-  const code = async () => {
-    const { CodeProvider } = await import("./runtime/code-mode.js");
-    // The first script should not wait for a worker to start and load the engine (about a second on a busy host);
-    // the worker loads it on its own thread meanwhile.
-    void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
-    return (scoped: Engine): ToolProvider =>
-      new CodeProvider({
-        engine: scoped,
-        catalog,
-        ...(script ? { limits: script } : {}),
-        ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}),
-      });
-  };
-  if (table) {
-    // Each profile's provider is made on its first request, its listing serialized then, once.
-    const { DynamicProvider } = await import("./runtime/dynamic.js");
-    const cached = load.listing ? { cached: load.listing } : {};
-    const coded = mode === "code" ? await code() : undefined;
-    const build = (scoped: Engine): ToolProvider =>
-      coded
-        ? coded(scoped)
-        : mode === "dynamic"
-          ? new DynamicProvider({ engine: scoped, catalog })
-          : servedListing({ engine: scoped, catalog, ...cached, outputSchemas }).provider;
-    const unverified = stdio ? "stdio" : options.auth ? undefined : "HTTP without --auth";
-    provider = profiledProvider({ engine, settings, build, ...(unverified ? { unverified } : {}) })!;
-    after.add(() => load.keep());
-  } else if (mode === "dynamic") {
-    provider = new (await import("./runtime/dynamic.js")).DynamicProvider({ engine, catalog });
-    after.add(() => load.keep());
-  } else if (mode === "code") {
-    provider = (await code())(engine);
-    after.add(() => load.keep());
-  } else {
+  /** The provider serving `catalog` through `engine`: the first at start, another at each registry publish. */
+  const build = async ({ engine: from, catalog: served, first = false }: Build): Promise<ToolProvider> => {
+    const code = async () => {
+      const { CodeProvider } = await import("./runtime/code-mode.js");
+      // The first script should not wait for a worker to start and load the engine (about a second on a busy
+      // host); the worker loads it on its own thread meanwhile.
+      void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
+      return (scoped: Engine): ToolProvider =>
+        new CodeProvider({
+          engine: scoped,
+          catalog: served,
+          ...(script ? { limits: script } : {}),
+          ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}),
+        });
+    };
+    const listing = first ? load.listing : undefined;
+    if (table) {
+      // Each profile's provider is made on its first request, its listing serialized then, once.
+      const { DynamicProvider } = await import("./runtime/dynamic.js");
+      const cached = listing ? { cached: listing } : {};
+      const coded = mode === "code" ? await code() : undefined;
+      const made = (scoped: Engine): ToolProvider =>
+        coded
+          ? coded(scoped)
+          : mode === "dynamic"
+            ? new DynamicProvider({ engine: scoped, catalog: served })
+            : servedListing({ engine: scoped, catalog: served, ...cached, outputSchemas }).provider;
+      const unverified = stdio ? "stdio" : options.auth ? undefined : "HTTP without --auth";
+      if (first) after.add(() => load.keep());
+      return profiledProvider({
+        engine: from,
+        settings,
+        build: made,
+        ...(unverified ? { unverified } : {}),
+        // A reload warns of a profile's policy naming a tool gone, where a start refuses it.
+        ...(first ? {} : { gone: log }),
+      })!;
+    }
+    if (mode === "dynamic") {
+      if (first) after.add(() => load.keep());
+      return new (await import("./runtime/dynamic.js")).DynamicProvider({ engine: from, catalog: served });
+    }
+    if (mode === "code") {
+      if (first) after.add(() => load.keep());
+      return (await code())(from);
+    }
     // The listing is serialized now, once, and kept for tools/list; what it costs every client is said once.
-    const served = servedListing({ engine, catalog, ...(load.listing ? { cached: load.listing } : {}), outputSchemas });
-    provider = served.provider;
-    after.add(() => {
-      const { advice } = servedBudget({ listed: served.listing, tools: catalog.tools });
-      if (advice) log(`openapi-mcp: ${advice}`);
+    const listed = servedListing({
+      engine: from,
+      catalog: served,
+      ...(listing ? { cached: listing } : {}),
+      outputSchemas,
     });
-    after.add(() => load.keep(served.whole));
+    if (first) {
+      after.add(() => {
+        const { advice } = servedBudget({ listed: listed.listing, tools: served.tools });
+        if (advice) log(`openapi-mcp: ${advice}`);
+      });
+      after.add(() => load.keep(listed.whole));
+    }
+    return listed.provider;
+  };
+  let provider = await build({ engine, catalog, first: true });
+  let unwatch = (): void => {};
+  // What the console shows: the catalog and engine serving now (a registry swaps them).
+  let current: { catalog: Catalog; engine: Engine } = { catalog, engine };
+  if (watched) {
+    const swappable = new SwappableProvider(provider);
+    provider = swappable;
+    // Calls in flight keep the provider they started on (mcp.ts takes a snapshot): only new calls see the swap.
+    watched.serve(async (next) => {
+      const reloaded = reloadEngine({ engine, catalog: next, options: setup.started, log });
+      swappable.swap(await build({ engine: reloaded, catalog: next }));
+      current = { catalog: next, engine: reloaded };
+    });
+    const { registry } = watched;
+    unwatch = watchSources({ places: registry.watched(), refresh: () => registry.refresh(), log });
   }
+  const registry = watched ? { registry: watched.registry } : {};
   const name = catalog.sources.length === 1 ? catalog.sources[0]!.title : "openapi-mcp";
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   const kept = after.run;
@@ -159,7 +217,7 @@ async function serveEngine({
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
-    const mounts = await consoleMounts({ options, file, setup: { catalog, engine, env, settings }, log });
+    const mounts = await consoleMounts({ options, file, view: () => current, env, settings, log });
     const handle = await serveHttp({
       provider,
       name,
@@ -183,34 +241,45 @@ async function serveEngine({
           }
         : {}),
     });
-    return { catalog, mode, url: handle.url, close: () => Promise.all([handle.close(), kept()]).then(() => {}) };
+    const close = () => {
+      unwatch();
+      return Promise.all([handle.close(), kept()]).then(() => {});
+    };
+    return { catalog, mode, url: handle.url, close, ...registry };
   }
   if (options.console ?? file?.console)
     throw new UserError({ code: "E_OPTION", message: "--console is served over HTTP: add --transport http" });
   const { serveStdio } = await import("./server/stdio.js");
   // The SDK's session, which answers calls, starts once the schemas are in the catalog.
   const handle = await serveStdio({ provider, name, version, log, ready: () => load.complete() });
-  return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
+  const close = () => {
+    unwatch();
+    return Promise.all([handle.close(), kept()]).then(() => {});
+  };
+  return { catalog, mode, close, closed: handle.closed, ...registry };
 }
 
 /** The console's mount when it is on (`--console`, or `console: true` in the settings file); none otherwise. */
 async function consoleMounts({
   options,
   file,
-  setup,
+  view,
+  env,
+  settings,
   log,
 }: {
   options: ServeOptions;
   file: OptionValues | undefined;
-  setup: Pick<EngineSetup, "catalog" | "engine" | "env" | "settings">;
+  view: () => { catalog: Catalog; engine: Engine };
+  env: EngineSetup["env"];
+  settings: EngineSetup["settings"];
   log: (line: string) => void;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
   const { consoleMount } = await import("./console/index.js");
-  const { catalog, engine, env, settings } = setup;
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
   const mount = consoleMount({
-    view: () => ({ catalog, engine, ...(settings ? { settings } : {}) }),
+    view: () => ({ ...view(), ...(settings ? { settings } : {}) }),
     env,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     oauth: options.auth?.type === "oauth",
@@ -252,4 +321,60 @@ function fromFile(settings: Settings | undefined): OptionValues | undefined {
 function limits<T extends object>({ given, file }: { given: T | undefined; file: T | undefined }): T | undefined {
   const merged = { ...file, ...defined({ ...given }) } as T;
   return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+interface Build {
+  engine: Engine;
+  catalog: Catalog;
+  /** The provider at start (the cache's listing, its budget line), not a registry's reload. */
+  first?: boolean;
+}
+
+/** A registry (--registry) or watched files (--watch): where the first catalog comes from, and who serves the next. */
+interface Watched {
+  readonly registry: Registry;
+  first: (load: LoadOptions) => Promise<Catalog>;
+  /** Called once the server is up: a catalog published from then on is served by `apply`. */
+  serve(apply: (catalog: Catalog) => Promise<void>): void;
+}
+
+async function watchedSources({
+  sources,
+  options,
+  log,
+}: {
+  sources: string[];
+  options: ServeOptions;
+  log: (line: string) => void;
+}): Promise<Watched | undefined> {
+  if (options.registry === undefined && !options.watch) return undefined;
+  if (options.registry !== undefined && sources.length > 0)
+    throw new UserError({
+      code: "E_OPTION",
+      message: `--registry serves the sources in ${options.registry}: move ${sources.join(", ")} into it, or serve them with --watch instead`,
+    });
+  if (options.registry === undefined && sources.some((source) => isUrl(source)))
+    throw new UserError({ code: "E_OPTION", message: "--watch watches files, not URLs" });
+  const { Registry } = await import("./registry/registry.js");
+  let apply = async (_: Catalog): Promise<void> => {
+    throw new UserError({ code: "E_REGISTRY", message: "not published: the server is not serving yet" });
+  };
+  let registry: Registry | undefined;
+  return {
+    get registry(): Registry {
+      return registry!;
+    },
+    first: (load) => {
+      registry = new Registry({
+        ...(options.registry !== undefined ? { dir: options.registry } : { files: sources }),
+        load,
+        apply: (catalog) => apply(catalog),
+        log,
+      });
+      return registry.start();
+    },
+    serve: (serving) => {
+      apply = serving;
+    },
+  };
 }

@@ -44,6 +44,8 @@ export interface EngineSetupOptions
   config?: string;
   env?: Environment;
   log?: (line: string) => void;
+  /** Where the catalog comes from instead of `sources` (a registry: registry/registry.ts), loaded with these options. */
+  first?: (load: LoadOptions) => Promise<Catalog>;
 }
 
 export interface EngineSetup {
@@ -57,6 +59,8 @@ export interface EngineSetup {
   routes: HttpRoute[];
   /** Closes what the engine holds open beyond the process's memory (the --state Redis connection). */
   close(): Promise<void>;
+  /** What the engine was started with, for a reload with another catalog (runtime/reload.ts). */
+  started: StartOptions;
 }
 
 const ERRORS_SHOWN = 10;
@@ -67,9 +71,9 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   const allowInsecureHttp = options.allowInsecureHttp ?? settings?.allowInsecureHttp ?? false;
   const include = filterList({ given: options.include, settings, which: "include" });
   const exclude = filterList({ given: options.exclude, settings, which: "exclude" });
-  const load = await loadCatalogCached(sources, {
-    ...options,
-    ...defined({ cache: options.cache ?? settings?.cache }),
+  const loadOptions: LoadOptions = {
+    ...defined({ allowRefs: options.allowRefs, upstreamAuth: options.upstreamAuth, env: options.env }),
+    ...defined({ progress: options.progress }),
     allowInsecureHttp,
     ...defined({ baseUrl: options.baseUrl ?? settings?.baseUrl }),
     ...serverVariables({ options, settings }),
@@ -77,7 +81,14 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     exclude: exclude.list,
     filterPlaces: defined({ include: include.place, exclude: exclude.place }),
     ...(settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {}),
-  });
+  };
+  const load = options.first
+    ? loaded(await options.first(loadOptions))
+    : await loadCatalogCached(sources, {
+        ...options,
+        ...loadOptions,
+        ...defined({ cache: options.cache ?? settings?.cache }),
+      });
   const { catalog } = load;
   await refuseOnErrors(catalog);
 
@@ -92,7 +103,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   try {
     // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
     const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
-    const engine = startEngine({
+    const started: StartOptions = {
       catalog,
       env,
       log,
@@ -104,9 +115,10 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       }),
       ...given,
       ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
-    });
+    };
+    const engine = startEngine(started);
     const close = () => shared.close();
-    return { catalog, load, engine, env, routes: modes.routes, close, ...(settings ? { settings } : {}) };
+    return { catalog, load, engine, env, routes: modes.routes, close, started, ...(settings ? { settings } : {}) };
   } catch (error) {
     await shared.close();
     throw error;
@@ -163,4 +175,9 @@ async function refuseOnErrors(catalog: Catalog): Promise<void> {
     code: "E_CATALOG",
     message: `not starting: ${errors.length} error${plural(errors.length)} in the source:\n${shown.join("\n")}`,
   });
+}
+
+/** A catalog loaded elsewhere (a registry's), as the cache's load would give it: nothing to complete or keep. */
+function loaded(catalog: Catalog): CatalogLoad {
+  return { catalog, fromCache: false, complete: () => {}, keep: async () => {} };
 }

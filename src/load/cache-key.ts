@@ -27,6 +27,7 @@ const SHAPING = {
   serverVariables: true,
   serverVariablePlaces: true,
   checkConformance: true,
+  namespaceEach: true,
   env: false,
   progress: false,
 } satisfies Record<keyof LoadOptions, boolean>;

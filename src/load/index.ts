@@ -38,7 +38,7 @@ export async function loadCatalog(
       message: "--base-url applies to one source; for several, use a manifest with baseUrl per source",
     });
   }
-  const ids = namespaces(sources.map(sourceName));
+  const ids = namespaces(sources.map(sourceName), options.namespaceEach === true);
   const auth = givenAuth(options);
   if (sources.length > 1) auth.check(ids);
   const serverVariables = {
@@ -80,9 +80,9 @@ function givenAuth(options: LoadOptions): GivenAuth {
   });
 }
 
-/** "" for a single source; otherwise each file's name up to its first dot, made a valid and unique id. */
-function namespaces(sources: string[]): string[] {
-  if (sources.length === 1) return [""];
+/** "" for a single source; otherwise (or `each`) each file's name up to its first dot, made a valid and unique id. */
+function namespaces(sources: string[], each: boolean): string[] {
+  if (sources.length === 1 && !each) return [""];
   const taken = new Set<string>();
   return sources.map((source) => {
     const base =

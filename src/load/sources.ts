@@ -50,6 +50,11 @@ export interface LoadOptions {
   checkConformance?: boolean;
   /** Told what is happening while a large document loads (the CLI writes it to stderr). */
   progress?: (line: string) => void;
+  /**
+   * A registry's sources: each is namespaced after its file even when it is the only one, so adding a second
+   * source to the directory renames no tool of the first.
+   */
+  namespaceEach?: boolean;
 }
 
 /** Documents this large take a second or more: their loading is narrated. */

@@ -4,7 +4,7 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
-import type { Tool } from "../catalog/types.js";
+import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { argumentDigest } from "./canonical-json.js";
 import {
@@ -167,10 +167,32 @@ export class Engine implements ToolProvider {
     );
   }
 
+  /**
+   * This engine serving another catalog (a registry's reload, reload.ts): the tools, their schemas and the
+   * policies change; rate-limit windows, in-flight gates, token caches, approval states (so a 2026-07-28 approval
+   * begun before the reload resumes after it), the audit log and the secret sources are this engine's.
+   */
+  withCatalog({ catalog, policies }: { catalog: Catalog; policies: Policies }): Engine {
+    return new Engine(
+      { ...this.options, catalog, policies, requestStates: this.requestStates() },
+      {
+        validator: new Validator({ definitions: catalog.definitions }),
+        limiter: this.limiter,
+        gate: this.gate,
+        tokens: this.tokens,
+      },
+    );
+  }
+
   /** A profile's in-flight limits over what this engine's `inFlightFor` says for the caller. */
   private profileInFlight(own: CallerInFlight): (caller: Caller | undefined) => CallerInFlight {
     const base = this.options.inFlightFor;
     return (caller) => ({ ...base?.(caller), ...own });
+  }
+
+  /** Every tool of the catalog by name, hidden ones too (what policy entries may name). */
+  listToolNames(): string[] {
+    return this.options.catalog.tools.map((tool) => tool.name);
   }
 
   /** The schemes whose value each caller brings (user-credentials.ts). */

@@ -276,6 +276,22 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     source: true,
     help: "build the catalog afresh, without reading or writing the catalog cache",
   },
+  // Serving sources that change without a restart (registry/registry.ts): `serve` only, a generated server's tools
+  // are built in.
+  {
+    name: "registry",
+    kind: "text",
+    serveOnly: true,
+    cliEnv: "MCP_REGISTRY",
+    value: "dir",
+    help: "serve the sources in this directory, publishing each one added, changed or removed without a restart (checked as validate does; one that fails keeps its previous version serving)",
+  },
+  {
+    name: "watch",
+    kind: "flag",
+    serveOnly: true,
+    help: "publish changes to the given source files as --registry does, without a restart",
+  },
   {
     name: "auth-token-env",
     kind: "text",

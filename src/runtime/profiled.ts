@@ -8,6 +8,7 @@ import { parseFilters, toolPasses } from "../catalog/filter.js";
 import type { Settings } from "../catalog/settings.js";
 import type { Tool } from "../catalog/types.js";
 import type { Engine } from "./engine.js";
+import { knownPolicyEntries } from "./reload.js";
 import { PolicyError } from "./policy.js";
 import { type ProfileTable, profileOf, profileTable } from "./profiles.js";
 import type {
@@ -30,12 +31,18 @@ export function profiledProvider({
   settings,
   build,
   unverified,
+  gone,
 }: {
   engine: Engine;
   settings: Settings | undefined;
   build: (engine: Engine) => ToolProvider;
   /** How the server is reached when no caller is verified (`stdio`, `HTTP without --auth`); absent: callers are. */
   unverified?: string;
+  /**
+   * A registry's reload: a profile's policy entry naming a tool the catalog no longer has is told here and left
+   * out, instead of refusing (reload.ts).
+   */
+  gone?: (line: string) => void;
 }): ProfiledProvider | undefined {
   const table = profileTable(settings);
   if (!table) return undefined;
@@ -45,21 +52,47 @@ export function profiledProvider({
       code: "E_SETTINGS",
       message: `${table.file}: profiles without defaultProfile match verified callers only, and ${unverified} has none, so every request would be refused: set defaultProfile, or serve over HTTP with endpoint auth`,
     });
-  const engines = new Map(Object.keys(table.profiles).map((name) => [name, profileEngine({ engine, table, name })]));
+  const engines = new Map(
+    Object.keys(table.profiles).map((name) => [
+      name,
+      profileEngine({ engine, table, name, ...(gone ? { gone } : {}) }),
+    ]),
+  );
   return new ProfiledProvider({ table, provider: (name) => build(engines.get(name)!) });
 }
 
 /** One profile's engine, its filters and policies checked now (a mistake stops the start, naming its place). */
-function profileEngine({ engine, table, name }: { engine: Engine; table: ProfileTable; name: string }): Engine {
+function profileEngine({
+  engine,
+  table,
+  name,
+  gone,
+}: {
+  engine: Engine;
+  table: ProfileTable;
+  name: string;
+  gone?: (line: string) => void;
+}): Engine {
   const profile = table.profiles[name]!;
   const place = `${table.file}#/profiles/${name}`;
+  const entries = Object.entries(profile.policy ?? {}).map(([target, decision]) => `${target}=${decision}`);
+  const policy = gone
+    ? knownPolicyEntries({
+        entries,
+        names: new Set(engine.listToolNames()),
+        warn: (entry) =>
+          gone(
+            `openapi-mcp: warning: ${place}/policy: '${entry}' names a tool the catalog no longer has; ignored while it is gone`,
+          ),
+      })
+    : entries;
   const filters = parseFilters({ include: profile.include ?? [], exclude: profile.exclude ?? [], place });
   const tools = (tool: Tool): boolean => toolPasses(tool, filters);
   try {
     return engine.withProfile({
       name,
       tools,
-      policy: Object.entries(profile.policy ?? {}).map(([target, decision]) => `${target}=${decision}`),
+      policy,
       ...(profile.rateLimits ? { budgets: profile.rateLimits } : {}),
       ...(profile.inFlight ? { inFlight: profile.inFlight } : {}),
       ...(profile.credentials ? { userSchemes: userSchemesOf({ engine, listed: profile.credentials, place }) } : {}),

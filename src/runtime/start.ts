@@ -35,37 +35,7 @@ export function startEngine(options: StartOptions): Engine {
   const { catalog, env } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
-  const upstreams = checkUpstreamUrls(catalog, { allowInsecureHttp });
-  if (upstreams.errors.length > 0)
-    throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
-  // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
-  for (const warning of upstreams.warnings) log(`WARNING --allow-insecure-http: ${warning}`);
-
-  const needed = options.onlyTools
-    ? {
-        ...catalog,
-        tools: catalog.tools.filter((t) =>
-          options.onlyTools?.some((name) => name === t.name || name === t.origin.operationId),
-        ),
-      }
-    : catalog;
-  // `${file:…}` and `${cmd:…}` references: files checked now, commands defined (they run at their first use).
-  const secretSources = new SecretSources({
-    ...defined({ commands: options.secrets, allowReadableFiles: options.allowReadableSecretFiles }),
-    log,
-  });
-  checkSecretReferences({ catalog: needed, env, secretSources });
-  const missing = missingCredentials(needed, env, defined({ userCredentials: options.userCredentials }));
-  const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
-  if (described && options.requireCredentials)
-    throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
-  if (described && !options.onlyTools) {
-    const waiting = missing.reduce((sum, group) => sum + group.tools.length, 0);
-    log(
-      `credentials are missing for ${waiting} of ${needed.tools.length} tool${plural(needed.tools.length)}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`,
-    );
-    for (const line of described.split("\n")) log(`  ${line}`);
-  }
+  const secretSources = checkCatalog({ options, catalog, log });
 
   const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? DEFAULT_POLICIES.denyMode };
   const policies = parsePolicies(
@@ -113,3 +83,53 @@ export function startEngine(options: StartOptions): Engine {
 }
 
 export { defined };
+
+/**
+ * What a start refuses or says about a catalog: plain http upstreams, `${file:…}` references that cannot be read,
+ * missing credentials (refused with --require-credentials). Run again on every reload (reload.ts). Returns the
+ * secret sources it checked the references with.
+ */
+export function checkCatalog({
+  options,
+  catalog,
+  log,
+}: {
+  options: StartOptions;
+  catalog: StartOptions["catalog"];
+  log: (line: string) => void;
+}): SecretSources {
+  const { env } = options;
+  const allowInsecureHttp = options.allowInsecureHttp ?? false;
+  const upstreams = checkUpstreamUrls(catalog, { allowInsecureHttp });
+  if (upstreams.errors.length > 0)
+    throw new UserError({ code: "E_HTTPS_REQUIRED", message: `not starting: ${upstreams.errors.join("; ")}` });
+  // Said on every start: an opt-out nobody notices is not an opt-out anyone chose.
+  for (const warning of upstreams.warnings) log(`WARNING --allow-insecure-http: ${warning}`);
+
+  const needed = options.onlyTools
+    ? {
+        ...catalog,
+        tools: catalog.tools.filter((t) =>
+          options.onlyTools?.some((name) => name === t.name || name === t.origin.operationId),
+        ),
+      }
+    : catalog;
+  // `${file:…}` and `${cmd:…}` references: files checked now, commands defined (they run at their first use).
+  const secretSources = new SecretSources({
+    ...defined({ commands: options.secrets, allowReadableFiles: options.allowReadableSecretFiles }),
+    log,
+  });
+  checkSecretReferences({ catalog: needed, env, secretSources });
+  const missing = missingCredentials(needed, env, defined({ userCredentials: options.userCredentials }));
+  const described = missing.length > 0 ? describeMissingCredentials(missing) : "";
+  if (described && options.requireCredentials)
+    throw new UserError({ code: "E_CREDENTIALS", message: `not starting: credentials are missing:\n${described}` });
+  if (described && !options.onlyTools) {
+    const waiting = missing.reduce((sum, group) => sum + group.tools.length, 0);
+    log(
+      `credentials are missing for ${waiting} of ${needed.tools.length} tool${plural(needed.tools.length)}; until they are set, calls to these answer with an error naming them (--require-credentials refuses to start instead):`,
+    );
+    for (const line of described.split("\n")) log(`  ${line}`);
+  }
+  return secretSources;
+}

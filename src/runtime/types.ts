@@ -158,6 +158,13 @@ export interface ToolProvider {
    * provider answers every caller alike.
    */
   forCaller?(caller: Caller | undefined): ToolProvider;
+  /**
+   * A provider whose tools change while serving (`serve --registry`, `--watch`): the provider serving now, which
+   * one request uses throughout (a call starts and ends on one catalog). Absent: the tools never change.
+   */
+  snapshot?(): ToolProvider;
+  /** With `snapshot`: tells `listener` each time the tools change; returns what stops telling it. */
+  onListChanged?(listener: () => void): () => void;
 }
 
 export type OutputValidation = "strict" | "warn" | "off";

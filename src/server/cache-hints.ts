@@ -5,12 +5,19 @@
 import type { CacheHint } from "@modelcontextprotocol/server";
 
 /**
- * One hour. The listing (and what `server/discover` says) is fixed for the life of the process: it changes only
- * when the server restarts with other sources or options, so it never sends list_changed. A long freshness saves
+ * One hour. Without a registry or --watch the listing (and what `server/discover` says) is fixed for the life of
+ * the process: it changes only when the server restarts with other sources or options. A long freshness saves
  * clients re-reading a large listing (3.4 MB for GitHub's) every turn; an hour bounds how long an HTTP client keeps
  * an old listing after a redeploy behind the same URL (a tool gone is then refused by name, "Unknown tool").
  */
 export const LIST_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Ten seconds, when the tools change while serving (`serve --registry`, `--watch`): a 2026-07-28 client has no
+ * session to be told on (unless it holds a subscriptions/listen stream), so it lists again this soon after a
+ * publish. A call to a tool removed meanwhile is refused by name ("Unknown tool"), as after a redeploy.
+ */
+export const CHANGING_LIST_TTL_MS = 10 * 1000;
 
 /** The cacheable results this server gives: other list methods are not served (no prompts or resources). */
 export interface CacheHints {
@@ -24,7 +31,14 @@ export interface CacheHints {
  * per-user profiles make the tools differ per principal: a server with them must pass `perPrincipal` (and say
  * "private"), and this is the one place that decides it.
  */
-export function cacheHints({ perPrincipal = false }: { perPrincipal?: boolean } = {}): CacheHints {
-  const hint: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: perPrincipal ? "private" : "public" };
+export function cacheHints({
+  perPrincipal = false,
+  changing = false,
+}: {
+  perPrincipal?: boolean;
+  changing?: boolean;
+} = {}): CacheHints {
+  const ttlMs = changing ? CHANGING_LIST_TTL_MS : LIST_TTL_MS;
+  const hint: CacheHint = { ttlMs, cacheScope: perPrincipal ? "private" : "public" };
   return { "tools/list": { ...hint }, "server/discover": { ...hint } };
 }

@@ -29,6 +29,11 @@ export const SUPPORTED_PROTOCOL_VERSIONS = [
 /** What the server declares: tools, and `logging` so a client may set a level (the SDK answers logging/setLevel). */
 export const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
 
+/** The capabilities to declare: `tools.listChanged` when the tools change while serving (a registry, --watch). */
+export function capabilities({ listChanged }: { listChanged: boolean }): typeof CAPABILITIES {
+  return { tools: { listChanged }, logging: {} };
+}
+
 /** Where the SDK puts the server's name and version in every 2026-07-28 result. */
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
@@ -52,10 +57,20 @@ export interface EarlyOptions {
   listing: () => ListingJson;
   /** The listing depends on the caller (profiles): its cache hints say "private". */
   perPrincipal?: boolean;
+  /** The tools change while serving (a registry, --watch): declared `listChanged`, hints with a short ttl. */
+  changing?: boolean;
 }
 
 /** Answers until a request it does not answer, or idle after a listing; `handover` settles then (or at `finish()`). */
-export function answerEarly({ stdin, stdout, serverInfo, instructions, listing, perPrincipal }: EarlyOptions): {
+export function answerEarly({
+  stdin,
+  stdout,
+  serverInfo,
+  instructions,
+  listing,
+  perPrincipal,
+  changing = false,
+}: EarlyOptions): {
   handover: Promise<Handover>;
   finish(): void;
 } {
@@ -94,7 +109,7 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing, 
       write(
         JSON.stringify({
           protocolVersion,
-          capabilities: CAPABILITIES,
+          capabilities: capabilities({ listChanged: changing }),
           serverInfo,
           ...(instructions ? { instructions } : {}),
         }),
@@ -122,13 +137,13 @@ export function answerEarly({ stdin, stdout, serverInfo, instructions, listing, 
   /** The fields the SDK adds to a handler's result in the 2026-07-28 era, in its order (cache-hints.ts). */
   const modern = (method: "server/discover" | "tools/list") => ({
     resultType: "complete",
-    ...cacheHints({ perPrincipal: perPrincipal ?? false })[method],
+    ...cacheHints({ perPrincipal: perPrincipal ?? false, changing })[method],
     _meta: { [SERVER_INFO_KEY]: serverInfo },
   });
   const discover = (): string =>
     JSON.stringify({
       supportedVersions: [MODERN_PROTOCOL_VERSION],
-      capabilities: CAPABILITIES,
+      capabilities: capabilities({ listChanged: changing }),
       ...(instructions ? { instructions } : {}),
       ...modern("server/discover"),
     });

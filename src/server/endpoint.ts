@@ -79,6 +79,8 @@ export class McpEndpoint {
   private readonly open = new Set<Transport>();
   /** 2026-07-28 requests: a server per request, from the same factory as the 2025-era sessions. */
   private readonly modern: McpHttpHandler;
+  /** Stops telling 2026-07-28 subscriptions that the tools changed (a registry's provider only). */
+  private readonly unwatch: (() => void) | undefined;
 
   constructor(private readonly options: EndpointOptions) {
     this.table = new SessionTable(options.sessions, options.log);
@@ -87,6 +89,9 @@ export class McpEndpoint {
       legacy: "reject",
       onerror: (error) => log(`mcp: ${error.message}`),
     });
+    // 2026-07-28 clients holding a subscriptions/listen stream are told when the registry publishes (the SDK's
+    // listen router); 2025 sessions are told by their own Server (mcp.ts).
+    this.unwatch = options.provider.onListChanged?.(() => this.modern.notify.toolsChanged());
   }
 
   get sessionCount(): number {
@@ -141,6 +146,7 @@ export class McpEndpoint {
 
   /** Closes every session and in-flight stateless transport, and the 2026-07-28 requests in flight. */
   async closeAll(): Promise<void> {
+    this.unwatch?.();
     await Promise.allSettled([...[...this.open].map((transport) => transport.close()), this.modern.close()]);
   }
 

@@ -25,7 +25,7 @@ import {
 } from "./approval-question.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { cacheHints } from "./cache-hints.js";
-import { CAPABILITIES } from "./early.js";
+import { capabilities } from "./early.js";
 import { callerFromContext } from "./caller.js";
 import { callAskingLater } from "./input-required.js";
 import { askSignIn } from "./sign-in-question.js";
@@ -64,7 +64,9 @@ const CONNECTION_CLOSED = -32000;
 export const PROFILE_REFUSED = -32003;
 
 /** The provider that answers this request's caller: its profile's, when the server has profiles. */
-function providerFor(provider: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
+function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
+  // A registry's provider: the catalog serving now, for the whole request, whatever is published meanwhile.
+  const provider = served.snapshot?.() ?? served;
   if (!provider.forCaller) return provider;
   try {
     return provider.forCaller(callerFromContext(ctx));
@@ -89,9 +91,12 @@ export function createMcpServer({
     // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts), as
     // are the cache hints the SDK puts on 2026-07-28 results (cache-hints.ts).
     {
-      capabilities: structuredClone(CAPABILITIES),
+      capabilities: capabilities({ listChanged: served.onListChanged !== undefined }),
       // With profiles, what is listed depends on who asks: no shared cache may serve it to another caller.
-      cacheHints: cacheHints({ perPrincipal: served.forCaller !== undefined }),
+      cacheHints: cacheHints({
+        perPrincipal: served.forCaller !== undefined,
+        changing: served.onListChanged !== undefined,
+      }),
       ...(instructions ? { instructions } : {}),
     },
   );
@@ -164,6 +169,21 @@ export function createMcpServer({
     }
   });
 
+  // A 2025 session is told when the tools change (the registry published); a 2026-07-28 request has no stream to
+  // tell it on: its client learns from the listing's short ttlMs (cache-hints.ts) or a subscriptions/listen stream
+  // (endpoint.ts). Sent only once the session is initialized, and never again after it closes.
+  const stop = served.onListChanged?.(() => {
+    const version = server.getNegotiatedProtocolVersion();
+    if (!server.transport || version === undefined || version >= "2026" || !server.getClientCapabilities()) return;
+    server.sendToolListChanged().catch((error: unknown) => log?.(`tools/list_changed not sent: ${messageOf(error)}`));
+  });
+  if (stop) {
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   return server;
 }
 

@@ -71,6 +71,7 @@ export async function serveStdio({
       ...(instructions ? { instructions } : {}),
       listing,
       ...(provider.forCaller ? { perPrincipal: true } : {}),
+      ...(provider.onListChanged ? { changing: true } : {}),
     });
     session = answers.handover.then(({ replay, answered, ended }) => {
       // What the early answers read is read again by the SDK, then the rest of stdin.
