@@ -85,12 +85,13 @@ async function serveEngine({
   options: ServeOptions;
   log: (line: string) => void;
 }): Promise<RunningServer> {
-  const { catalog, engine, settings, load, routes, env } = setup;
+  const { catalog, engine, settings, load, routes } = setup;
   const stdio = options.transport !== "http";
   const file = fromFile(settings);
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
   const table = profileTable(settings);
+  refuseConsoleRoutes({ settings, console: (options.console ?? file?.console ?? false) && !stdio });
   // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();
@@ -159,7 +160,7 @@ async function serveEngine({
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
-    const mounts = await consoleMounts({ options, file, setup: { catalog, engine, env, settings }, log });
+    const mounts = await consoleMounts({ options, file, setup, log });
     const handle = await serveHttp({
       provider,
       name,
@@ -193,6 +194,18 @@ async function serveEngine({
   return { catalog, mode, close: () => Promise.all([handle.close(), kept()]).then(() => {}), closed: handle.closed };
 }
 
+/** Approvals routed to the console wait for nobody without one: refused at start rather than at every such call. */
+function refuseConsoleRoutes({ settings, console }: { settings: EngineSetup["settings"]; console: boolean }): void {
+  const given = settings?.approvals;
+  if (console || given === undefined) return;
+  const routes = typeof given === "string" ? [given] : Object.values(given);
+  if (routes.some((route) => route !== "client"))
+    throw new UserError({
+      code: "E_OPTION",
+      message: `${settings?.file}: approvals routes calls to the console, which is off: serve with --transport http --console, or set approvals to client`,
+    });
+}
+
 /** The console's mount when it is on (`--console`, or `console: true` in the settings file); none otherwise. */
 async function consoleMounts({
   options,
@@ -202,16 +215,17 @@ async function consoleMounts({
 }: {
   options: ServeOptions;
   file: OptionValues | undefined;
-  setup: Pick<EngineSetup, "catalog" | "engine" | "env" | "settings">;
+  setup: Pick<EngineSetup, "catalog" | "engine" | "env" | "settings" | "approvals">;
   log: (line: string) => void;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
   const { consoleMount } = await import("./console/index.js");
-  const { catalog, engine, env, settings } = setup;
+  const { catalog, engine, env, settings, approvals } = setup;
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
   const mount = consoleMount({
     view: () => ({ catalog, engine, ...(settings ? { settings } : {}) }),
     env,
+    approvals,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     oauth: options.auth?.type === "oauth",
     host: options.host ?? DEFAULT_HOST,

@@ -10,6 +10,8 @@ import type { LoadOptions } from "./load/index.js";
 import type { Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
+import { ApprovalQueue } from "./runtime/approval-queue.js";
+import { checkRoutes } from "./runtime/approval-routes.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
 import type { HttpRoute } from "./runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
@@ -53,6 +55,8 @@ export interface EngineSetup {
   engine: Engine;
   settings?: Settings;
   env: Environment;
+  /** Calls waiting for a person in the console (settings `approvals`, the console's Try it page). */
+  approvals: ApprovalQueue;
   /** Routes the HTTP server adds (the per-user sign-in's callback and sign-out). */
   routes: HttpRoute[];
   /** Closes what the engine holds open beyond the process's memory (the --state Redis connection). */
@@ -92,6 +96,11 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   try {
     // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
     const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
+    const approvals = new ApprovalQueue();
+    const routes =
+      settings?.approvals !== undefined
+        ? checkRoutes({ routes: settings.approvals, toolNames: catalog.tools.map((tool) => tool.name) })
+        : undefined;
     const engine = startEngine({
       catalog,
       env,
@@ -102,11 +111,12 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
         tokens: shared.tokens,
         usedNonces: shared.usedNonces,
       }),
+      approvals: { queue: approvals, ...defined({ routes }) },
       ...given,
       ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
     });
     const close = () => shared.close();
-    return { catalog, load, engine, env, routes: modes.routes, close, ...(settings ? { settings } : {}) };
+    return { catalog, load, engine, env, approvals, routes: modes.routes, close, ...(settings ? { settings } : {}) };
   } catch (error) {
     await shared.close();
     throw error;
