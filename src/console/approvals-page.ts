@@ -22,10 +22,16 @@ export class ApprovalsPage implements ConsolePage {
     const [id] = path;
     const decision = (body as { decision?: unknown } | undefined)?.decision;
     if (!id || (decision !== "approve" && decision !== "decline"))
-      return { status: 400, json: { error: 'Send { "decision": "approve" } or { "decision": "decline" } to approvals/<id>.' } };
+      return {
+        status: 400,
+        json: { error: 'Send { "decision": "approve" } or { "decision": "decline" } to approvals/<id>.' },
+      };
     const done = this.queue.decide({ id, approve: decision === "approve", by: consoleName(admin) });
     if (done === "gone")
-      return { status: 409, json: { error: "That call is no longer waiting: it was decided, timed out or cancelled." } };
+      return {
+        status: 409,
+        json: { error: "That call is no longer waiting: it was decided, timed out or cancelled." },
+      };
     return { json: { ok: true, decision } };
   }
 }

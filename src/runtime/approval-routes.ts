@@ -41,9 +41,15 @@ export function checkRoutes({ routes, toolNames }: { routes: unknown; toolNames:
   const checked: Record<string, ApprovalRoute> = Object.create(null) as Record<string, ApprovalRoute>;
   for (const [target, route] of Object.entries(routes)) {
     if (!known.has(target))
-      throw new UserError({ code: "E_SETTINGS", message: `approvals.${target}: there is no class or tool by that name` });
+      throw new UserError({
+        code: "E_SETTINGS",
+        message: `approvals.${target}: there is no class or tool by that name`,
+      });
     if (!isRoute(route))
-      throw new UserError({ code: "E_SETTINGS", message: `approvals.${target}: '${String(route)}' is not ${expected}` });
+      throw new UserError({
+        code: "E_SETTINGS",
+        message: `approvals.${target}: '${String(route)}' is not ${expected}`,
+      });
     checked[target] = route;
   }
   return checked;
