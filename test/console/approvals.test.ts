@@ -37,9 +37,12 @@ const answers: string[] = [];
 const asked: string[] = [];
 
 async function mcpClient(elicit: boolean): Promise<Client> {
-  const client = new Client({ name: elicit ? "asks" : "cannot-ask", version: "1.0.0" }, {
-    capabilities: elicit ? { elicitation: { form: {} } } : {},
-  });
+  const client = new Client(
+    { name: elicit ? "asks" : "cannot-ask", version: "1.0.0" },
+    {
+      capabilities: elicit ? { elicitation: { form: {} } } : {},
+    },
+  );
   if (elicit)
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
