@@ -60,7 +60,7 @@ async function callWith({ setup, options }: { setup: EngineSetup; options: CallO
   const request = describeRequest(prepared.request, secrets, prepared.placeholders);
   if (options.dryRun) return { request };
   // From the terminal the person running `call` has approved it by running it.
-  const result = await engine.callTool(tool, options.args, { approve: async () => "accept" });
+  const result = await engine.callTool(tool, options.args, { approve: async () => "accept", approvalRoute: "client" });
   return { request, result: maskValue(result, secrets) };
 }
 

@@ -114,6 +114,7 @@ async function serveEngine({
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
   const table = profileTable(settings);
+  refuseConsoleRoutes({ settings, console: (options.console ?? file?.console ?? false) && !stdio });
   // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();
@@ -217,7 +218,15 @@ async function serveEngine({
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
-    const mounts = await consoleMounts({ options, file, view: () => current, env, settings, log });
+    const mounts = await consoleMounts({
+      options,
+      file,
+      view: () => current,
+      env,
+      settings,
+      approvals: setup.approvals,
+      log,
+    });
     const handle = await serveHttp({
       provider,
       name,
@@ -259,6 +268,18 @@ async function serveEngine({
   return { catalog, mode, close, closed: handle.closed, ...registry };
 }
 
+/** Approvals routed to the console wait for nobody without one: refused at start rather than at every such call. */
+function refuseConsoleRoutes({ settings, console }: { settings: EngineSetup["settings"]; console: boolean }): void {
+  const given = settings?.approvals;
+  if (console || given === undefined) return;
+  const routes = typeof given === "string" ? [given] : Object.values(given);
+  if (routes.some((route) => route !== "client"))
+    throw new UserError({
+      code: "E_OPTION",
+      message: `${settings?.file}: approvals routes calls to the console, which is off: serve with --transport http --console, or set approvals to client`,
+    });
+}
+
 /** The console's mount when it is on (`--console`, or `console: true` in the settings file); none otherwise. */
 async function consoleMounts({
   options,
@@ -266,6 +287,7 @@ async function consoleMounts({
   view,
   env,
   settings,
+  approvals,
   log,
 }: {
   options: ServeOptions;
@@ -273,6 +295,7 @@ async function consoleMounts({
   view: () => { catalog: Catalog; engine: Engine };
   env: EngineSetup["env"];
   settings: EngineSetup["settings"];
+  approvals: EngineSetup["approvals"];
   log: (line: string) => void;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
@@ -281,6 +304,7 @@ async function consoleMounts({
   const mount = consoleMount({
     view: () => ({ ...view(), ...(settings ? { settings } : {}) }),
     env,
+    approvals,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     oauth: options.auth?.type === "oauth",
     host: options.host ?? DEFAULT_HOST,

@@ -10,6 +10,8 @@ import type { LoadOptions } from "./load/index.js";
 import type { Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
+import { ApprovalQueue } from "./runtime/approval-queue.js";
+import { checkRoutes } from "./runtime/approval-routes.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
 import type { HttpRoute } from "./runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "./runtime/start.js";
@@ -55,6 +57,8 @@ export interface EngineSetup {
   engine: Engine;
   settings?: Settings;
   env: Environment;
+  /** Calls waiting for a person in the console (settings `approvals`, the console's Try it page). */
+  approvals: ApprovalQueue;
   /** Routes the HTTP server adds (the per-user sign-in's callback and sign-out). */
   routes: HttpRoute[];
   /** Closes what the engine holds open beyond the process's memory (the --state Redis connection). */
@@ -103,6 +107,11 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   try {
     // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
     const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
+    const approvals = new ApprovalQueue();
+    const approvalRoutes =
+      settings?.approvals !== undefined
+        ? checkRoutes({ routes: settings.approvals, toolNames: catalog.tools.map((tool) => tool.name) })
+        : undefined;
     const started: StartOptions = {
       catalog,
       env,
@@ -113,12 +122,23 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
         tokens: shared.tokens,
         usedNonces: shared.usedNonces,
       }),
+      approvals: { queue: approvals, ...defined({ routes: approvalRoutes }) },
       ...given,
       ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
     };
     const engine = startEngine(started);
     const close = () => shared.close();
-    return { catalog, load, engine, env, routes: modes.routes, close, started, ...(settings ? { settings } : {}) };
+    return {
+      catalog,
+      load,
+      engine,
+      env,
+      approvals,
+      routes: modes.routes,
+      close,
+      started,
+      ...(settings ? { settings } : {}),
+    };
   } catch (error) {
     await shared.close();
     throw error;

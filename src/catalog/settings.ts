@@ -100,6 +100,8 @@ export interface Settings {
   policy?: Record<string, PolicyDecision>;
   deniedTools?: "hide" | "refuse";
   approvalTimeoutSeconds?: number;
+  /** Where calls needing approval are asked: the client, the console's Approvals page, or both; by class or tool. */
+  approvals?: "client" | "console" | "both" | Record<string, "client" | "console" | "both">;
   /** `serve` only: one tool per operation, search_tools, describe_tool and call_tool, or scripts (code). */
   mode?: "tools" | "dynamic" | "code";
   /** Code mode's limits on one script run. */

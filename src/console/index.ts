@@ -8,6 +8,8 @@ import { isLoopbackHost } from "../catalog/url.js";
 import { secretsOf } from "../call.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { HttpMount } from "../runtime/http-route.js";
+import type { ApprovalQueue } from "../runtime/approval-queue.js";
+import { ApprovalsPage } from "./approvals-page.js";
 import { ADMIN_SCOPE, MIN_ADMIN_TOKEN_CHARS } from "./admins.js";
 import { Console } from "./console.js";
 import type { ConsoleView } from "./page.js";
@@ -20,6 +22,8 @@ export type { ConsoleView } from "./page.js";
 export interface ConsoleSetup {
   view: () => ConsoleView;
   env: Environment;
+  /** Calls waiting for a person: the Approvals page lists and decides them, Try it queues there. */
+  approvals: ApprovalQueue;
   /** `--console-token-env`: the variable holding the admin token. */
   tokenEnv?: string;
   /** The endpoint checks OAuth access tokens (then admins may log in with one carrying the admin scope or role). */
@@ -29,7 +33,7 @@ export interface ConsoleSetup {
   log: (line: string) => void;
 }
 
-export function consoleMount({ view, env, tokenEnv, oauth, host, log }: ConsoleSetup): HttpMount {
+export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log }: ConsoleSetup): HttpMount {
   const adminToken = tokenEnv === undefined ? undefined : env[tokenEnv];
   if (tokenEnv !== undefined && (adminToken === undefined || adminToken.length < MIN_ADMIN_TOKEN_CHARS))
     throw new UserError({
@@ -46,7 +50,7 @@ export function consoleMount({ view, env, tokenEnv, oauth, host, log }: ConsoleS
   setImmediate(() => tools.warm(view()));
   return new Console({
     view,
-    pages: [tools, new TryPage({ env })],
+    pages: [tools, new TryPage({ env }), new ApprovalsPage(approvals)],
     ...(adminToken !== undefined ? { adminToken } : {}),
     oauth,
     secure: !isLoopbackHost(host),

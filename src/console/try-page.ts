@@ -1,13 +1,14 @@
 // The Try it page's API: a dry run shows the exact request the call would send, secrets masked, as `call --dry-run`
 // shows it (the same describeRequest); a real call goes through Engine.callTool as an agent's does (validation,
 // credentials, policy, rate limits, masking, audit), as the admin who clicked, and answers the result unchanged.
-// A call whose policy is `approve` is not approved from here yet (the approvals queue comes next): it is refused,
-// audited as not approved, and nothing is sent.
+// A call whose policy is `approve` waits in the console's own approvals queue (whatever `approvals` routes agents'
+// calls to): it is sent once an admin approves it on the Approvals page, and the answer comes back here then.
 
 import { describeRequest, secretsOf } from "../call.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { Caller } from "../runtime/types.js";
 import type { Admin } from "./admins.js";
+import { consoleName } from "./approvals-page.js";
 import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
 
 export class TryPage implements ConsolePage {
@@ -29,17 +30,12 @@ export class TryPage implements ConsolePage {
       const secrets = [...prepared.secrets, ...secretsOf(catalog, this.options.env)];
       return { json: { request: describeRequest(prepared.request, secrets, prepared.placeholders) } };
     }
-    const decision = engine.policyOf(tool)?.decision;
-    const result = await engine.callTool(tool, args, { caller, signal, approve: async () => "unsupported" });
-    const note =
-      decision === "approve"
-        ? `${tool} needs a person's approval before each call, and the console cannot give it yet (its approvals queue is not there), so nothing was sent. Call it from an MCP client that supports elicitation, or change its policy.`
-        : undefined;
-    return { json: { result, ...(note ? { note } : {}) } };
+    const result = await engine.callTool(tool, args, { caller, signal, approvalRoute: "console" });
+    return { json: { result } };
   }
 }
 
 /** The admin as the engine's caller: the audit line names them (`console:admin`, `console:<OAuth principal>`). */
 function consoleCaller(admin: Admin): Caller {
-  return { principal: `console:${admin.who}`, claims: { console: admin.how }, headers: {} };
+  return { principal: consoleName(admin), claims: { console: admin.how }, headers: {} };
 }

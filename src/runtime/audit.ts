@@ -48,6 +48,9 @@ export interface AuditRecord {
   secrets?: string[];
   /** Invisible and bidirectional control characters removed from the response's text (--response-text strip). */
   hiddenCharactersRemoved?: number;
+  /** Who approved or declined the call in the console (`console:<admin>`); absent when the client's person did. */
+  approvedBy?: string;
+  declinedBy?: string;
   durationMs: number;
   outcome: AuditOutcome;
 }

@@ -8,6 +8,8 @@ import type { Dispatcher } from "./http.js";
 import type { InFlightGate } from "./in-flight.js";
 import type { TokenSource } from "./oauth.js";
 import type { RuntimeSettings } from "./options.js";
+import type { ApprovalQueue } from "./approval-queue.js";
+import type { ApprovalRoutes } from "./approval-routes.js";
 import type { Policies } from "./policy.js";
 import type { ProfileBudgets } from "./profile-budgets.js";
 import type { Limiter } from "./rate-limit.js";
@@ -71,6 +73,8 @@ export interface EngineOptions
    * may be in flight at one origin, wait there, and for how long. Not the origin's limit, which protects the API.
    */
   inFlightFor?: (caller: Caller | undefined) => CallerInFlight | undefined;
+  /** Where approvals are asked (settings `approvals`) and the console's queue of calls waiting for a person. */
+  approvals?: { routes?: ApprovalRoutes; queue: ApprovalQueue };
 }
 
 /** What withProfile narrows: the tools a profile has, and its policy entries (after the server's). */

@@ -6,6 +6,7 @@ import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
+import { askApproval, routeOf } from "./approval-routes.js";
 import { argumentDigest } from "./canonical-json.js";
 import {
   applyCredentials,
@@ -107,6 +108,9 @@ type Recorder = (
     references?: string[];
     spanId?: string;
     hidden?: number;
+    /** Who decided in the console (`console:<admin>`). */
+    approvedBy?: string;
+    declinedBy?: string;
   },
 ) => void;
 
@@ -380,14 +384,26 @@ export class Engine implements ToolProvider {
       record(prepared.outcome);
       return prepared.error;
     }
-    if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
-      const answer = await this.askApproval(prepared, args, context);
-      if (answer !== "accept") {
-        record("not_approved", prepared);
-        return errorResult(NOT_APPROVED[answer](name));
-      }
+    return this.approveAndSend({ prepared, name, args, context, record });
+  }
+
+  /** Past its checks: asked about where the policy says (when it says approve), then sent only on a yes. */
+  private async approveAndSend(sending: Sending): Promise<ToolResult> {
+    const { prepared, name, args, context, record } = sending;
+    if (resolvePolicy(prepared.tool, this.policies).decision !== "approve") return this.admitAndSend(sending);
+    const { answer, by } = await askApproval({
+      route: context.approvalRoute ?? routeOf({ routes: this.options.approvals?.routes, tool: prepared.tool }),
+      queue: this.options.approvals?.queue,
+      request: this.approvalRequest(prepared, args),
+      context,
+    });
+    if (answer !== "accept") {
+      record("not_approved", { ...prepared, ...(by ? { declinedBy: by } : {}) });
+      return errorResult(NOT_APPROVED[answer](name));
     }
-    return this.admitAndSend({ prepared, name, args, context, record });
+    // Whoever approved in the console is named on the call's audit line.
+    const approved: Recorder = by ? (outcome, extra = {}) => record(outcome, { ...extra, approvedBy: by }) : record;
+    return this.admitAndSend({ ...sending, record: approved });
   }
 
   /**
@@ -404,6 +420,11 @@ export class Engine implements ToolProvider {
       record(prepared.outcome);
       return { result: prepared.error };
     }
+    // Routed to the console, the call is held open until an admin decides (README "Approvals"): the answer is not
+    // the client's to bring back, and holding it needs no state to carry.
+    const route = routeOf({ routes: this.options.approvals?.routes, tool: prepared.tool });
+    if (route !== "client" && this.options.approvals)
+      return { result: await this.approveAndSend({ prepared, name, args, context, record }) };
     if (resolvePolicy(prepared.tool, this.policies).decision === "approve") {
       const { state, claims } = this.requestStates().issue({
         tool: prepared.tool.name,
@@ -483,6 +504,8 @@ export class Engine implements ToolProvider {
             ...(extra.status !== undefined ? { status: extra.status } : {}),
             ...(extra.references ? { secrets: extra.references } : {}),
             ...(extra.hidden ? { hiddenCharactersRemoved: extra.hidden } : {}),
+            ...(extra.approvedBy ? { approvedBy: extra.approvedBy } : {}),
+            ...(extra.declinedBy ? { declinedBy: extra.declinedBy } : {}),
             durationMs: Math.round(performance.now() - started),
             outcome,
           },
@@ -645,11 +668,6 @@ export class Engine implements ToolProvider {
     const { responseText, responseTextSources, markResponseText } = this.options;
     const mode = responseTextSources?.[tool.source || "default"] ?? responseText ?? "strip";
     return new ResponseText({ mode, mark: markResponseText === true });
-  }
-
-  private async askApproval(prepared: Prepared, args: unknown, context: CallContext): Promise<ApprovalAnswer> {
-    if (!context.approve) return "unsupported";
-    return context.approve(this.approvalRequest(prepared, args));
   }
 
   /** What the person is shown: the same whether the client waits for the answer or brings it back later. */

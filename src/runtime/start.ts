@@ -19,7 +19,7 @@ import type { UsedNonces } from "./used-nonces.js";
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions
   extends RuntimeSettings,
-    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor" | "limiter"> {
+    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor" | "limiter" | "approvals"> {
   env: Environment;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
@@ -66,6 +66,7 @@ export function startEngine(options: StartOptions): Engine {
       responseTextSources: options.responseTextSources,
       markResponseText: options.markResponseText,
       approvalTimeoutMs: options.approvalTimeoutMs,
+      approvals: options.approvals,
       audit,
       rateLimits: options.rateLimits,
       maxInFlight: options.maxInFlight,

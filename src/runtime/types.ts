@@ -61,9 +61,12 @@ export interface CallContext {
   sessionId?: string;
   /**
    * Asks the human to approve a call (MCP elicitation), supplied by the binding when the client can be asked.
-   * Absent: approval cannot be asked for, so a call that needs it is refused.
+   * Absent: approval cannot be asked for, so a call that needs it is refused. `signal` withdraws the question (the
+   * console answered first, approval-routes.ts).
    */
-  approve?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+  approve?: (request: ApprovalRequest, options?: { signal?: AbortSignal }) => Promise<ApprovalAnswer>;
+  /** Where to ask instead of the policy's route (the console's Try it page asks its own queue). */
+  approvalRoute?: "client" | "console" | "both";
   /**
    * Asks the person to sign in at a URL (MCP URL elicitation) when a per-user scheme needs it, supplied by the
    * binding; on `signedIn` the call obtains its credentials again. Absent: the error result gives the URL.

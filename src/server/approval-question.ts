@@ -3,12 +3,11 @@
 // (2026-07-28 clients, input-required.ts), so the same message, form and default timeout reach either.
 
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
-import { formatDuration } from "../runtime/durations.js";
+import { approvalMessage } from "../runtime/approval-message.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../runtime/types.js";
 
-/** Arguments longer than this (as indented JSON) are cut in the approval message. */
-const MAX_ARGUMENTS_CHARS = 4000;
+export { approvalMessage };
 
 /**
  * The form an approval asks the human to submit. A plain confirmation needs no field (accept means yes), but
@@ -53,34 +52,4 @@ export function readAnswer({
 }): ApprovalAnswer {
   if (action !== "accept") return action;
   return content?.approve === true ? "accept" : "decline";
-}
-
-const EFFECTS: Record<ApprovalRequest["effect"], string> = {
-  read: "reads data",
-  write: "changes data",
-  destructive: "deletes data, which may not be undoable",
-};
-
-/** What the human reads: tool, title, effect, method and URL, the arguments (secrets already masked). */
-export function approvalMessage(request: ApprovalRequest, timeoutMs = request.timeoutMs): string {
-  let args = JSON.stringify(request.arguments, null, 2) ?? "{}";
-  let heading = "Arguments:";
-  if (args.length > MAX_ARGUMENTS_CHARS) {
-    // Said before the arguments, where the person starts reading them, not only at the end of a long block.
-    const count = (n: number) => n.toLocaleString("en-US");
-    const left = count(args.length - MAX_ARGUMENTS_CHARS);
-    heading = `Arguments, shown in part: the first ${count(MAX_ARGUMENTS_CHARS)} of ${count(args.length)} characters (${left} not shown):`;
-    args = `${args.slice(0, MAX_ARGUMENTS_CHARS)}\n… (${left} more characters not shown)`;
-  }
-  const title = request.title && request.title !== request.tool ? ` (${request.title})` : "";
-  return [
-    `Approve this call? It ${EFFECTS[request.effect]}.`,
-    "",
-    `Tool: ${request.tool}${title}`,
-    `Request: ${request.method} ${request.url}`,
-    heading,
-    args,
-    "",
-    `Nothing is sent unless you approve. No answer within ${formatDuration(timeoutMs, { words: true })} counts as no.`,
-  ].join("\n");
 }

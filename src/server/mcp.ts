@@ -150,8 +150,9 @@ export function createMcpServer({
       // comes with the client's retry, to any replica (input-required.ts).
       if (modern) return callAskingLater({ provider, tool, args: args ?? {}, ctx, context });
       // An older one is asked on this call's stream, the question withdrawn when the call is cancelled.
-      const approve = (asked: ApprovalRequest): Promise<ApprovalAnswer> =>
-        askApproval({ server, request: asked, signal, relatedRequestId: requestId, log });
+      // The engine may withdraw the question (the console answered first): its signal then covers the call's too.
+      const approve = (asked: ApprovalRequest, options?: { signal?: AbortSignal }): Promise<ApprovalAnswer> =>
+        askApproval({ server, request: asked, signal: options?.signal ?? signal, relatedRequestId: requestId, log });
       const signIn = (prompt: SignInPrompt): Promise<SignInAnswer> =>
         askSignIn({ server, prompt, signal, relatedRequestId: requestId });
       return provider.callTool(tool, args ?? {}, { ...context, approve, signIn });

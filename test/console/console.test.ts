@@ -1,8 +1,8 @@
 // The console end to end, as an admin uses it: a real `serve --transport http --console` on the bundled petstore
 // example, calling a loopback upstream, driven in Debian's Chromium. Log in, search a tool, read its schemas, dry-run
 // it (the request shown, the key masked, nothing sent), run it (the result as an agent gets it, the upstream called
-// with the real key, the audit line naming the console admin), and a tool needing approval refused with a clear
-// message. The canary key appears in no page, no API answer and no screenshot's page text. Screenshots of each page
+// with the real key, the audit line naming the console admin), and a tool needing approval queued for the
+// Approvals page (approvals.test.ts decides it). The canary key appears in no page, no API answer and no screenshot's page text. Screenshots of each page
 // land in test-artifacts/console/.
 
 import { join } from "node:path";
@@ -124,15 +124,14 @@ describe("the console in a browser", () => {
     );
   });
 
-  it("refuses a tool whose policy is approve, saying why, and sends nothing", async () => {
+  it("queues a tool whose policy is approve for the Approvals page, saying so, and sends nothing meanwhile", async () => {
     upstream.reset();
     await page.goto(`${server.origin}/console/#/try/deletePet`);
     await page.waitForSelector("section.try form");
     await page.fill("section.try input[type=number]", "7");
     await page.click("button[value=run]");
     const note = await page.locator(".note").textContent();
-    expect(note).toContain("deletePet needs a person's approval");
-    expect(note).toContain("nothing was sent");
+    expect(note).toContain("Waiting for approval: deletePet needs a person's yes.");
     expect(upstream.requests).toHaveLength(0);
   });
 

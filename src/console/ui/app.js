@@ -4,12 +4,14 @@
 
 import { ApiError, api, setCsrf } from "./api.js";
 import { currentRoute, href, html, render, useEffect, useState } from "./html.js";
+import { ApprovalsPage } from "./approvals.js";
 import { ToolsPage } from "./tools.js";
 import { TryPage } from "./try.js";
 
 const PAGES = [
   { id: "tools", title: "Tools", component: ToolsPage },
   { id: "try", title: "Try it", component: TryPage },
+  { id: "approvals", title: "Approvals", component: ApprovalsPage },
 ];
 
 function Login({ onSession }) {

@@ -82,6 +82,12 @@ function ToolForm({ name }) {
         <a href=${href("tools", tool.name)}>Schemas</a>
       </div>
     </form>
+    ${
+      busy &&
+      tool.policy === "approve" &&
+      html`<p class="note" role="status">Waiting for approval: ${tool.name} needs a person's yes.
+        <a href=${href("approvals")}>Approve or decline it on the Approvals page</a>.</p>`
+    }
     ${answer && html`<${Result} answer=${answer} />`}
   </section>`;
 }

@@ -1,0 +1,59 @@
+// The Approvals page's API: the calls waiting for a person (settings `approvals: console | both`, and calls from the
+// Try it page), each with what an approval question shows (tool, method, URL, masked arguments: the same text as
+// the client's question), who asked, when, and when it lapses; and the admin's decision, named on the call's audit
+// line as `console:<admin>`. Nothing is sent from here: a yes lets the waiting call go on through the engine.
+
+import { approvalMessage } from "../runtime/approval-message.js";
+import type { ApprovalQueue, QueuedApproval } from "../runtime/approval-queue.js";
+import type { Admin } from "./admins.js";
+import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
+
+export class ApprovalsPage implements ConsolePage {
+  readonly name = "approvals";
+
+  constructor(private readonly queue: ApprovalQueue) {}
+
+  async get(): Promise<PageAnswer> {
+    return { json: { now: Date.now(), pending: this.queue.pending().map(shown) } };
+  }
+
+  /** POST /console/api/approvals/<id> with `{ "decision": "approve" | "decline" }`. */
+  async post({ path, body, admin }: PageRequest): Promise<PageAnswer> {
+    const [id] = path;
+    const decision = (body as { decision?: unknown } | undefined)?.decision;
+    if (!id || (decision !== "approve" && decision !== "decline"))
+      return {
+        status: 400,
+        json: { error: 'Send { "decision": "approve" } or { "decision": "decline" } to approvals/<id>.' },
+      };
+    const done = this.queue.decide({ id, approve: decision === "approve", by: consoleName(admin) });
+    if (done === "gone")
+      return {
+        status: 409,
+        json: { error: "That call is no longer waiting: it was decided, timed out or cancelled." },
+      };
+    return { json: { ok: true, decision } };
+  }
+}
+
+/** How the console names an admin on audit lines and to callers: `console:admin`, `console:<OAuth principal>`. */
+export function consoleName(admin: Admin): string {
+  return `console:${admin.who}`;
+}
+
+function shown({ id, request, principal, askedAt, expiresAt }: QueuedApproval) {
+  const { tool, title, method, url, effect, arguments: args } = request;
+  return {
+    id,
+    tool,
+    title,
+    method,
+    url,
+    effect,
+    arguments: args,
+    message: approvalMessage(request),
+    principal: principal ?? null,
+    askedAt,
+    expiresAt,
+  };
+}
