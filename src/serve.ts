@@ -3,6 +3,7 @@
 
 import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
+import type { AuditLog } from "./runtime/audit.js";
 import type { HttpMount } from "./runtime/http-route.js";
 import { DEFAULT_HOST } from "./runtime/options.js";
 import type { Engine } from "./runtime/engine.js";
@@ -65,10 +66,13 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
-  const setup = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : {}) });
+  // Over HTTP, audit lines also go to the console's Activity page once the console is on (the settings file may say).
+  const activity: { log?: AuditLog } = {};
+  const auditAlso: AuditLog = { write: (record) => activity.log?.write(record) };
+  const setup = await setUpEngine(sources, { ...options, log, ...(stdio ? { deferSchemas: true } : { auditAlso }) });
   // The shared state's connection closes after the server, whose calls in flight may still use it.
   try {
-    const running = await serveEngine({ setup, options, log });
+    const running = await serveEngine({ setup, options, log, activity });
     return { ...running, close: () => running.close().then(setup.close) };
   } catch (error) {
     await setup.close();
@@ -80,10 +84,12 @@ async function serveEngine({
   setup,
   options,
   log,
+  activity,
 }: {
   setup: EngineSetup;
   options: ServeOptions;
   log: (line: string) => void;
+  activity: { log?: AuditLog };
 }): Promise<RunningServer> {
   const { catalog, engine, settings, load, routes, env } = setup;
   const stdio = options.transport !== "http";
@@ -159,7 +165,7 @@ async function serveEngine({
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
-    const mounts = await consoleMounts({ options, file, setup: { catalog, engine, env, settings }, log });
+    const mounts = await consoleMounts({ options, file, setup: { catalog, engine, env, settings }, log, activity });
     const handle = await serveHttp({
       provider,
       name,
@@ -199,17 +205,23 @@ async function consoleMounts({
   file,
   setup,
   log,
+  activity,
 }: {
   options: ServeOptions;
   file: OptionValues | undefined;
   setup: Pick<EngineSetup, "catalog" | "engine" | "env" | "settings">;
   log: (line: string) => void;
+  /** Where the engine's audit lines go besides --audit-log: the console's Activity log, set here. */
+  activity: { log?: AuditLog };
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
-  const { consoleMount } = await import("./console/index.js");
+  const { ActivityLog, consoleMount } = await import("./console/index.js");
   const { catalog, engine, env, settings } = setup;
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
+  const lines = new ActivityLog();
+  activity.log = lines;
   const mount = consoleMount({
+    activity: lines,
     view: () => ({ catalog, engine, ...(settings ? { settings } : {}) }),
     env,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),

@@ -34,6 +34,7 @@ export interface EngineSetupOptions
       | "deniedTools"
       | "approvalTimeoutMs"
       | "auditLog"
+      | "auditAlso"
       | "onlyTools"
       | "tokens"
       | "requireCredentials"
@@ -103,7 +104,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
         usedNonces: shared.usedNonces,
       }),
       ...given,
-      ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
+      ...defined({ tokens: options.tokens, onlyTools: options.onlyTools, auditAlso: options.auditAlso }),
     });
     const close = () => shared.close();
     return { catalog, load, engine, env, routes: modes.routes, close, ...(settings ? { settings } : {}) };

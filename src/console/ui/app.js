@@ -2,6 +2,7 @@
 // names. A page is one module exporting a component that takes `{ param }`, registered in PAGES (and its API in
 // src/console/page.ts). `/` focuses the page's search box wherever focus is not in a field.
 
+import { ActivityPage } from "./activity.js";
 import { ApiError, api, setCsrf } from "./api.js";
 import { currentRoute, href, html, render, useEffect, useState } from "./html.js";
 import { ToolsPage } from "./tools.js";
@@ -10,6 +11,7 @@ import { TryPage } from "./try.js";
 const PAGES = [
   { id: "tools", title: "Tools", component: ToolsPage },
   { id: "try", title: "Try it", component: TryPage },
+  { id: "activity", title: "Activity", component: ActivityPage },
 ];
 
 function Login({ onSession }) {
