@@ -10,6 +10,13 @@ import { html, useEffect, useState } from "./html.js";
 const SHOWN = 500;
 /** After a failed poll (server restarting, network), wait this long before the next. */
 const RETRY_MS = 2_000;
+/**
+ * Polls start at most this often: a quiet server answers a waiting poll at once, a busy one (a line every few ms)
+ * sends a second's lines together rather than one answer, and its summary, per line.
+ */
+const MIN_POLL_MS = 1_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function query(filter, more) {
   const params = new URLSearchParams();
@@ -26,6 +33,7 @@ function useActivity(filter, live) {
     (async () => {
       let after;
       while (!signal.aborted) {
+        const started = Date.now();
         try {
           const json = await api(query(filter, after === undefined ? {} : { after, wait: 1 }), { signal });
           const first = after === undefined;
@@ -36,10 +44,11 @@ function useActivity(filter, live) {
           }));
           after = json.last;
           if (!live) return;
+          await sleep(started + MIN_POLL_MS - Date.now());
         } catch (failure) {
           if (signal.aborted) return;
           setState((old) => ({ ...old, error: failure.message }));
-          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+          await sleep(RETRY_MS);
         }
       }
     })();
