@@ -3,6 +3,7 @@
 
 import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
+import type { AuditLog } from "./runtime/audit.js";
 import type { HttpMount } from "./runtime/http-route.js";
 import { DEFAULT_HOST } from "./runtime/options.js";
 import { isUrl } from "./catalog/url.js";
@@ -81,15 +82,19 @@ export async function serve(sources: string | string[], options: ServeOptions = 
   // Over stdio, a listing from the cache is answered before the catalog's schemas are read (cache-entry.ts).
   const stdio = options.transport !== "http";
   const watched = await watchedSources({ sources: typeof sources === "string" ? [sources] : sources, options, log });
+  // Over HTTP, audit lines also go to the console's Activity page once the console is on (the settings file may say).
+  const activity: { log?: AuditLog } = {};
+  const auditAlso: AuditLog = { write: (record) => activity.log?.write(record) };
   const setup = await setUpEngine(sources, {
     ...options,
     log,
     ...(stdio && !watched ? { deferSchemas: true } : {}),
+    ...(stdio ? {} : { auditAlso }),
     ...(watched ? { first: watched.first } : {}),
   });
   // The shared state's connection closes after the server, whose calls in flight may still use it.
   try {
-    const running = await serveEngine({ setup, options, log, ...(watched ? { watched } : {}) });
+    const running = await serveEngine({ setup, options, log, activity, ...(watched ? { watched } : {}) });
     return { ...running, close: () => running.close().then(setup.close) };
   } catch (error) {
     await setup.close();
@@ -102,11 +107,13 @@ async function serveEngine({
   options,
   log,
   watched,
+  activity,
 }: {
   setup: EngineSetup;
   options: ServeOptions;
   log: (line: string) => void;
   watched?: Watched;
+  activity: { log?: AuditLog };
 }): Promise<RunningServer> {
   const { catalog, engine, settings, load, routes, env } = setup;
   const stdio = options.transport !== "http";
@@ -225,6 +232,7 @@ async function serveEngine({
       env,
       settings,
       approvals: setup.approvals,
+      activity,
       log,
     });
     const handle = await serveHttp({
@@ -289,6 +297,7 @@ async function consoleMounts({
   settings,
   approvals,
   log,
+  activity,
 }: {
   options: ServeOptions;
   file: OptionValues | undefined;
@@ -297,11 +306,16 @@ async function consoleMounts({
   settings: EngineSetup["settings"];
   approvals: EngineSetup["approvals"];
   log: (line: string) => void;
+  /** Where the engine's audit lines go besides --audit-log: the console's Activity log, set here. */
+  activity: { log?: AuditLog };
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
-  const { consoleMount } = await import("./console/index.js");
+  const { ActivityLog, consoleMount } = await import("./console/index.js");
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
+  const lines = new ActivityLog();
+  activity.log = lines;
   const mount = consoleMount({
+    activity: lines,
     view: () => ({ ...view(), ...(settings ? { settings } : {}) }),
     env,
     approvals,

@@ -36,6 +36,7 @@ export interface EngineSetupOptions
       | "deniedTools"
       | "approvalTimeoutMs"
       | "auditLog"
+      | "auditAlso"
       | "onlyTools"
       | "tokens"
       | "requireCredentials"
@@ -124,7 +125,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       }),
       approvals: { queue: approvals, ...defined({ routes: approvalRoutes }) },
       ...given,
-      ...defined({ tokens: options.tokens, onlyTools: options.onlyTools }),
+      ...defined({ tokens: options.tokens, onlyTools: options.onlyTools, auditAlso: options.auditAlso }),
     };
     const engine = startEngine(started);
     const close = () => shared.close();

@@ -9,6 +9,8 @@ import { secretsOf } from "../call.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { HttpMount } from "../runtime/http-route.js";
 import type { ApprovalQueue } from "../runtime/approval-queue.js";
+import type { ActivityLog } from "./activity-log.js";
+import { ActivityPage } from "./activity-page.js";
 import { ApprovalsPage } from "./approvals-page.js";
 import { ADMIN_SCOPE, MIN_ADMIN_TOKEN_CHARS } from "./admins.js";
 import { Console } from "./console.js";
@@ -16,6 +18,7 @@ import type { ConsoleView } from "./page.js";
 import { ToolsPage } from "./tools-page.js";
 import { TryPage } from "./try-page.js";
 
+export { ActivityLog } from "./activity-log.js";
 export { CONSOLE_PATH } from "./console.js";
 export type { ConsoleView } from "./page.js";
 
@@ -31,9 +34,11 @@ export interface ConsoleSetup {
   /** The address served: cookies are Secure unless it is loopback. */
   host: string;
   log: (line: string) => void;
+  /** The engine's audit lines, kept for the Activity page (the engine writes them there as to --audit-log). */
+  activity: ActivityLog;
 }
 
-export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log }: ConsoleSetup): HttpMount {
+export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log, activity }: ConsoleSetup): HttpMount {
   const adminToken = tokenEnv === undefined ? undefined : env[tokenEnv];
   if (tokenEnv !== undefined && (adminToken === undefined || adminToken.length < MIN_ADMIN_TOKEN_CHARS))
     throw new UserError({
@@ -50,7 +55,7 @@ export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log 
   setImmediate(() => tools.warm(view()));
   return new Console({
     view,
-    pages: [tools, new TryPage({ env }), new ApprovalsPage(approvals)],
+    pages: [tools, new TryPage({ env }), new ApprovalsPage(approvals), new ActivityPage(activity)],
     ...(adminToken !== undefined ? { adminToken } : {}),
     oauth,
     secure: !isLoopbackHost(host),

@@ -29,6 +29,8 @@ export interface StartOptions
   log?: (line: string) => void;
   /** Used approval states, shared by the replicas (--state redis); default: this process's memory. */
   usedNonces?: UsedNonces;
+  /** Where audit lines also go, with or without --audit-log (the console's Activity page). */
+  auditAlso?: AuditLog;
 }
 
 export function startEngine(options: StartOptions): Engine {
@@ -43,7 +45,7 @@ export function startEngine(options: StartOptions): Engine {
     catalog.tools.map((t) => t.name),
     base,
   );
-  const audit: AuditLog | undefined = options.auditLog ? openAuditLog(options.auditLog) : undefined;
+  const audit = bothLogs(options.auditLog ? openAuditLog(options.auditLog) : undefined, options.auditAlso);
   // Built now, so a secret too short stops the start rather than the first approval.
   const requestStates = new RequestStates({
     lifetimeMs: options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -133,4 +135,15 @@ export function checkCatalog({
     for (const line of described.split("\n")) log(`  ${line}`);
   }
   return secretSources;
+}
+
+/** One audit log writing to both, or the one given; none without either (the engine then builds no lines). */
+function bothLogs(first: AuditLog | undefined, second: AuditLog | undefined): AuditLog | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    write: (record) => {
+      first.write(record);
+      second.write(record);
+    },
+  };
 }

@@ -2,6 +2,7 @@
 // names. A page is one module exporting a component that takes `{ param }`, registered in PAGES (and its API in
 // src/console/page.ts). `/` focuses the page's search box wherever focus is not in a field.
 
+import { ActivityPage } from "./activity.js";
 import { ApiError, api, setCsrf } from "./api.js";
 import { currentRoute, href, html, render, useEffect, useState } from "./html.js";
 import { ApprovalsPage } from "./approvals.js";
@@ -12,6 +13,7 @@ const PAGES = [
   { id: "tools", title: "Tools", component: ToolsPage },
   { id: "try", title: "Try it", component: TryPage },
   { id: "approvals", title: "Approvals", component: ApprovalsPage },
+  { id: "activity", title: "Activity", component: ActivityPage },
 ];
 
 function Login({ onSession }) {
