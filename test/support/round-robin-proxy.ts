@@ -8,7 +8,9 @@
 // interval; a failure takes it out, a success brings it back), and at once when a connection to it is refused, the
 // request then going to the next upstream (HAProxy's `retries` with `option redispatch`: safe even for a POST, since
 // nothing reached the dead one). A request already sent when its upstream dies is not resent: the client gets 502
-// (or its open stream is cut). Used by the replica tests (three `serve --transport http` processes behind it).
+// (or its open stream is cut). A test may pin one request to one upstream by its index in a header it names
+// (`pinHeader`), to make a scenario cross replicas on purpose. Used by the replica tests (three `serve --transport
+// http` processes behind it).
 
 import { createServer, get, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,10 +32,16 @@ export async function startRoundRobinProxy({
   upstreams,
   sticky = false,
   healthCheck,
+  pinHeader,
+  port = 0,
 }: {
   upstreams: string[];
   sticky?: boolean;
   healthCheck?: { path: string; intervalMs: number };
+  /** A request header naming the upstream (its index) this request must go to, taken off before it is sent. */
+  pinHeader?: string;
+  /** The port to listen on (0: any free one). */
+  port?: number;
 }): Promise<RoundRobinProxy> {
   const origins = upstreams.map((u) => new URL(u));
   const counts = origins.map(() => 0);
@@ -43,6 +51,8 @@ export async function startRoundRobinProxy({
   let next = 0;
 
   const pick = (req: IncomingMessage): number => {
+    const pinned = pinHeader === undefined ? undefined : header(req, pinHeader);
+    if (pinned !== undefined) return origins[Number(pinned)] ? Number(pinned) : -1;
     const session = sticky ? header(req, "mcp-session-id") : undefined;
     const held = session === undefined ? undefined : sessions.get(session);
     if (held !== undefined) return held;
@@ -51,6 +61,12 @@ export async function startRoundRobinProxy({
       if (!disabled.has(index) && !down.has(index)) return index;
     }
     return -1;
+  };
+
+  const onward = (req: IncomingMessage, host: string) => {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host };
+    if (pinHeader !== undefined) delete headers[pinHeader];
+    return headers;
   };
 
   // The request body is read whole first (MCP messages are small), so that it can be sent again elsewhere.
@@ -68,7 +84,7 @@ export async function startRoundRobinProxy({
         port: origin.port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, host: origin.host },
+        headers: onward(req, origin.host),
       },
       (answer) => {
         const session = header(answer, "mcp-session-id");
@@ -113,10 +129,10 @@ export async function startRoundRobinProxy({
     : undefined;
 
   const server: Server = createServer(forward);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     counts,
     down,
     disable: (index) => disabled.add(index),
