@@ -1,6 +1,7 @@
 // N replicas as the README's "Production" section runs them, for the replica tests and scenarios: a real
 // redis-server (./redis.ts), N processes of the built `serve --transport http --state redis://…` on loopback ports,
-// all with the same document, settings, environment and state secret, the round-robin proxy (./round-robin-proxy.ts,
+// all with the same document, settings, environment and state secret (each its own state directory, as on machines
+// of their own), the round-robin proxy (./round-robin-proxy.ts,
 // sticky by Mcp-Session-Id, health-checking /healthz) in front, and a loopback upstream API that stamps when each
 // request arrived (./recording-upstream.ts, in a thread of its own) and answers declared routes itself, passing
 // others to `api` (./upstream.ts, scripted in code with `api.on`). A test kills and restarts a replica, or stops and
@@ -136,7 +137,9 @@ export class ReplicaSet {
 
   /** One `serve` process; its origin, from the line it prints when listening. */
   private async spawn(index: number, port: number): Promise<string> {
-    const spawned = spawnCli([...this.argv, "--port", String(port)], this.env);
+    // Each its own state directory, as on machines of their own: what they share goes through Redis.
+    const env = { XDG_STATE_HOME: join(this.dir, `state-${index}`), ...this.env };
+    const spawned = spawnCli([...this.argv, "--port", String(port)], env);
     this.processes[index] = spawned;
     await waitFor(() => LISTENING.test(spawned.stderr()) || spawned.child.exitCode !== null, 20_000);
     const origin = LISTENING.exec(spawned.stderr())?.[1];
