@@ -258,7 +258,8 @@ describe("three replicas sharing one Redis behind a balancer", () => {
     );
     expect(tokenRequests, lost.join("\n")).toHaveLength(1);
     expect(arrivals.filter((a) => a.authorization !== `Bearer ${TOKEN}`)).toEqual([]);
-    // 11.6 s on this machine alone, 20 s to 50 s while other work loads its 2 cores: time to spare for that.
+    // 11.6 s on this machine alone, 20 s to 50 s while other work loads its 2 cores (with callers' tokens and the
+    // client-credentials token: 20-38 s at load average 5-10, two files at once included): time to spare for that.
   }, 120_000);
 
   it("an approval asked through replica A and answered through B goes out once; replayed through C, refused", async () => {
