@@ -85,6 +85,21 @@ describe("deploy/compose.yaml", () => {
     expect(mcp.environment.MCP_STATE_SECRET).toMatch(/^\$\{MCP_STATE_SECRET:\?/);
     expect(read("haproxy.cfg")).toMatch(/option httpchk GET \/healthz/);
   });
+
+  it("sends calls for a dead replica elsewhere: redispatch on retry, a health check more often than HAProxy's 2 s", () => {
+    const backend = read("haproxy.cfg")
+      .split("\n")
+      .filter((line) => !line.trim().startsWith("#"))
+      .join("\n");
+    expect(backend).toMatch(/^\s*option redispatch\b/m);
+    expect(Number(/^\s*retries (\d+)/m.exec(backend)?.[1])).toBeGreaterThan(0);
+    const server = /^\s*server-template .*$/m.exec(backend)?.[0] ?? "";
+    expect(server).toMatch(/\bcheck\b/);
+    const [, value, unit] = /\binter (\d+)(ms|s)\b/.exec(server) ?? [];
+    expect(Number(value) * (unit === "s" ? 1000 : 1)).toBeLessThan(2_000);
+    // No retry of a request that reached a replica (it may have been sent upstream): only failed connections.
+    expect(backend).not.toMatch(/retry-on/);
+  });
 });
 
 describe("deploy/kubernetes.yaml", () => {

@@ -130,4 +130,44 @@ describe("three replicas behind a round-robin load balancer", () => {
     finish();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: last\n\n");
   });
+
+  it("cuts the client's stream when its upstream dies mid-answer (the client is not left waiting)", async () => {
+    const dying = createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: first\n\n");
+      // The process dies with the answer half sent.
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    await new Promise<void>((resolve) => dying.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => dying.close(resolve)));
+    const { port } = dying.address() as AddressInfo;
+    const balancer = await startRoundRobinProxy({ upstreams: [`http://127.0.0.1:${port}`] });
+    cleanups.push(() => balancer.close());
+    const response = await fetch(`${balancer.url}/stream`);
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it("sends a request pinned by the test's header to that upstream, without the header", async () => {
+    const seen: Array<{ port: number; pin: string | undefined }> = [];
+    const servers = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const server = createServer((req, res) => {
+          seen.push({ port: (server.address() as AddressInfo).port, pin: req.headers["x-pin"] as string | undefined });
+          res.end("ok");
+        });
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+        return server;
+      }),
+    );
+    const ports = servers.map((server) => (server.address() as AddressInfo).port);
+    const balancer = await startRoundRobinProxy({
+      upstreams: ports.map((p) => `http://127.0.0.1:${p}`),
+      pinHeader: "x-pin",
+    });
+    cleanups.push(() => balancer.close());
+    for (const pin of ["2", "2", "0", "2"]) await (await fetch(balancer.url, { headers: { "x-pin": pin } })).text();
+    expect(seen).toEqual([2, 2, 0, 2].map((i) => ({ port: ports[i], pin: undefined })));
+    expect(balancer.counts).toEqual([1, 0, 3]);
+  });
 });

@@ -29,9 +29,10 @@ export interface AuthServer {
   sign(claims?: JWTPayload, options?: { alg?: string; kid?: string; key?: CryptoKey | Uint8Array }): Promise<string>;
 }
 
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<number> {
+/** Serves on 127.0.0.1 (on `port` if given) until the test ends. */
+export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port = 0): Promise<number> {
   const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   onTestFinished(
     () =>
       new Promise<void>((resolve) => {

@@ -35,7 +35,8 @@ export interface SignInProvider {
   expireRefreshTokens(): void;
 }
 
-export async function startSignInProvider(): Promise<SignInProvider> {
+/** Until the test ends; on `port` when a document written before the test names it. */
+export async function startSignInProvider({ port: wanted = 0 }: { port?: number } = {}): Promise<SignInProvider> {
   const { privateKey } = await generateKeyPair("ES256");
   const codes = new Map<string, Code>();
   const refreshOwners = new Map<string, string>();
@@ -118,7 +119,7 @@ export async function startSignInProvider(): Promise<SignInProvider> {
       return;
     }
     json(404, { error: "not found" });
-  });
+  }, wanted);
   provider.url = `http://127.0.0.1:${port}`;
   return provider;
 }

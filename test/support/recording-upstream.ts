@@ -15,6 +15,8 @@ export interface Arrival {
   /** The raw query, without `?`. */
   query: string;
   body: string;
+  /** Its Authorization header, if any. */
+  authorization?: string;
 }
 
 export interface DeclaredRoute {
@@ -41,7 +43,7 @@ const server = createServer((req, res) => {
     const url = req.url || "/";
     const q = url.indexOf("?");
     const path = q === -1 ? url : url.slice(0, q);
-    parentPort.postMessage({ arrival: { at, method: req.method, path, query: q === -1 ? "" : url.slice(q + 1), body: body.toString() } });
+    parentPort.postMessage({ arrival: { at, method: req.method, path, query: q === -1 ? "" : url.slice(q + 1), body: body.toString(), authorization: req.headers.authorization } });
     const route = routes.find((r) => r.method === req.method && r.pattern.test(path));
     if (!route) {
       const headers = { ...req.headers, host: fallback.host };
