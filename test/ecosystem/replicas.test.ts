@@ -249,14 +249,18 @@ describe("three replicas sharing one Redis behind a balancer", () => {
     expect(shortestWindow({ arrivals, calls, n: N })).toBeGreaterThanOrEqual(W_MS);
     // Every replica took its share.
     for (const count of set.balancer.counts) expect(count).toBeGreaterThan(2_000);
-    // One client-credentials token for all three (the same --state-secret), on every call sent.
+    // One client-credentials token for all three (the same --state-secret), on every call sent. The one designed
+    // exception: a replica whose Redis command missed its 1 s deadline (seen once at load average 13-20) fetches its
+    // own token and says so in its log; each such replica may add one request, never silently.
     const lost = [A, B, C].flatMap((i) =>
       set
         .log(i)
         .split("\n")
         .filter((line) => line.includes("shared state")),
     );
-    expect(tokenRequests, lost.join("\n")).toHaveLength(1);
+    const fellBack = [A, B, C].filter((i) => set.log(i).includes("OAuth token cache in Redis cannot be read")).length;
+    expect(tokenRequests.length, lost.join("\n")).toBeGreaterThanOrEqual(1);
+    expect(tokenRequests.length, lost.join("\n")).toBeLessThanOrEqual(1 + fellBack);
     expect(arrivals.filter((a) => a.authorization !== `Bearer ${TOKEN}`)).toEqual([]);
     // 11.6 s on this machine alone, 20 s to 50 s while other work loads its 2 cores (with callers' tokens and the
     // client-credentials token: 20-38 s at load average 5-10, two files at once included): time to spare for that.
