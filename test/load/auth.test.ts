@@ -295,3 +295,36 @@ describe("a settings file's auth", () => {
     });
   });
 });
+
+describe("OAuth URLs that are relative references", () => {
+  it("resolve against the server's URL, as OpenAPI 3 says, in a document read from a file", async () => {
+    const file = writeFile(temp.dir, "relative-oauth.openapi.json", {
+      openapi: "3.0.3",
+      info: { title: "Relative OAuth", version: "1" },
+      servers: [{ url: "https://api.example.test/v1" }],
+      components: {
+        securitySchemes: {
+          oauth: {
+            type: "oauth2",
+            flows: {
+              clientCredentials: { tokenUrl: "/oauth2/token", scopes: {} },
+              authorizationCode: { authorizationUrl: "authorize", tokenUrl: "/oauth2/token", scopes: {} },
+            },
+          },
+        },
+      },
+      security: [{ oauth: [] }],
+      paths: { "/things": { get: { operationId: "listThings", responses: { "200": { description: "ok" } } } } },
+    });
+    const catalog = await loadCatalog(file);
+    const scheme = catalog.credentials.oauth;
+    // Before: "" for a file, so the scheme fell back to asking for a bearer token.
+    expect(scheme?.type).toBe("oauth2");
+    expect(scheme && "tokenUrl" in scheme ? scheme.tokenUrl : undefined).toBe("https://api.example.test/oauth2/token");
+    expect(scheme && "authorizationCode" in scheme ? scheme.authorizationCode : undefined).toMatchObject({
+      // RFC 3986: "authorize" against ".../v1" (no trailing slash) replaces the last segment.
+      authorizationUrl: "https://api.example.test/authorize",
+      tokenUrl: "https://api.example.test/oauth2/token",
+    });
+  });
+});

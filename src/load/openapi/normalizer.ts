@@ -120,17 +120,20 @@ export class Normalizer {
     this.diagnostics.push({ severity: "error", code, message, file: this.file, pointer });
   }
 
-  /** An absolute URL for a server or token URL; "" when it is relative and the document is a local file. */
-  absoluteUrl(url: string): string {
+  /**
+   * An absolute URL for a server or OAuth URL: a relative one resolves `against` a base when that is absolute (an
+   * OAuth URL against the server's, as OpenAPI 3 says), else against the document's own URL; "" when neither is a
+   * URL (a relative reference in a local file with a relative server).
+   */
+  absoluteUrl(url: string, { against }: { against?: string } = {}): string {
     if (isUrl(url)) return url;
-    if (isUrl(this.location)) {
-      try {
-        return new URL(url, this.location).href;
-      } catch {
-        return "";
-      }
+    const base = against !== undefined && isUrl(against) ? against : isUrl(this.location) ? this.location : undefined;
+    if (base === undefined) return "";
+    try {
+      return new URL(url, base).href;
+    } catch {
+      return "";
     }
-    return "";
   }
 }
 

@@ -56,7 +56,7 @@ export function normalizeOpenApi3(input: NormalizeInput & { version: string }): 
     format: `OpenAPI ${version}`,
     dialect: version.startsWith("3.0") ? "oas30" : "oas31",
     walked,
-    securitySchemes: securitySchemes(n),
+    securitySchemes: securitySchemes({ n, server: documentServer }),
   });
 }
 
@@ -171,19 +171,29 @@ function body({ n, value, pointer }: { n: Normalizer; value: unknown; pointer: s
   };
 }
 
-function securitySchemes(n: Normalizer): Record<string, ApiSecurityScheme> {
+/** `server`: the document's server URL, against which OAuth URLs that are relative references resolve (OAS 3 §4.3). */
+function securitySchemes({ n, server }: { n: Normalizer; server: string }): Record<string, ApiSecurityScheme> {
   const components = isObject(n.root.components) ? n.root.components : {};
   const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
   const result: Array<[string, ApiSecurityScheme]> = [];
   for (const [name, raw] of Object.entries(schemes)) {
     const resolved = n.deref({ value: raw, pointer: joinPointer("/components/securitySchemes", name) });
     if (!resolved) continue;
-    result.push([name, securityScheme({ n, scheme: resolved.value })]);
+    result.push([name, securityScheme({ n, scheme: resolved.value, server })]);
   }
   return Object.fromEntries(result);
 }
 
-function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string, unknown> }): ApiSecurityScheme {
+function securityScheme({
+  n,
+  scheme: s,
+  server,
+}: {
+  n: Normalizer;
+  scheme: Record<string, unknown>;
+  server: string;
+}): ApiSecurityScheme {
+  const oauthUrl = (url: string): string => n.absoluteUrl(url, { against: server });
   const description = text(s.description);
   const base = description !== undefined ? { description } : {};
   switch (s.type) {
@@ -203,9 +213,9 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
       const clientCredentials = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
       const tokenUrl =
         clientCredentials && typeof clientCredentials.tokenUrl === "string"
-          ? n.absoluteUrl(clientCredentials.tokenUrl)
+          ? oauthUrl(clientCredentials.tokenUrl)
           : "";
-      const code = authorizationCodeFlow(isObject(flows.authorizationCode) ? flows.authorizationCode : undefined, n);
+      const code = authorizationCodeFlow(isObject(flows.authorizationCode) ? flows.authorizationCode : undefined, oauthUrl);
       return {
         ...base,
         type: "oauth2",
@@ -233,15 +243,15 @@ function securityScheme({ n, scheme: s }: { n: Normalizer; scheme: Record<string
   }
 }
 
-/** An authorization code flow with both URLs, made absolute against the document's location; else none. */
+/** An authorization code flow with both URLs, made absolute by `absolute`; else none. */
 function authorizationCodeFlow(
   flow: Record<string, unknown> | undefined,
-  n: Normalizer,
+  absolute: (url: string) => string,
 ): AuthorizationCodeFlow | undefined {
   if (typeof flow?.authorizationUrl !== "string" || typeof flow.tokenUrl !== "string") return undefined;
   return {
-    authorizationUrl: n.absoluteUrl(flow.authorizationUrl),
-    tokenUrl: n.absoluteUrl(flow.tokenUrl),
-    ...(typeof flow.refreshUrl === "string" ? { refreshUrl: n.absoluteUrl(flow.refreshUrl) } : {}),
+    authorizationUrl: absolute(flow.authorizationUrl),
+    tokenUrl: absolute(flow.tokenUrl),
+    ...(typeof flow.refreshUrl === "string" ? { refreshUrl: absolute(flow.refreshUrl) } : {}),
   };
 }
