@@ -212,10 +212,11 @@ function securityScheme({
       const flows = isObject(s.flows) ? s.flows : {};
       const clientCredentials = isObject(flows.clientCredentials) ? flows.clientCredentials : undefined;
       const tokenUrl =
-        clientCredentials && typeof clientCredentials.tokenUrl === "string"
-          ? oauthUrl(clientCredentials.tokenUrl)
-          : "";
-      const code = authorizationCodeFlow(isObject(flows.authorizationCode) ? flows.authorizationCode : undefined, oauthUrl);
+        clientCredentials && typeof clientCredentials.tokenUrl === "string" ? oauthUrl(clientCredentials.tokenUrl) : "";
+      const code = authorizationCodeFlow(
+        isObject(flows.authorizationCode) ? flows.authorizationCode : undefined,
+        oauthUrl,
+      );
       return {
         ...base,
         type: "oauth2",
