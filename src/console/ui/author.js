@@ -108,8 +108,7 @@ function RegistryStatus({ status }) {
   const { registry } = status;
   return html`<section class="panel" aria-label="Registry">
     <h3>Registry</h3>
-    <p class="hint">${registry.watching}: version ${registry.version}, ${registry.tools} tools, published
-      ${new Date(registry.publishedAt).toLocaleTimeString()} (${registry.reloadMs} ms)</p>
+    <p class="hint">${registry.watching}: version ${registry.version}, ${registry.tools} tools, published ${new Date(registry.publishedAt).toLocaleTimeString()} (${registry.reloadMs} ms)</p>
     <ul class="sources" data-sources>
       ${registry.sources.map(
         (s) => html`<li key=${s.name} data-source=${s.name}>
@@ -167,7 +166,7 @@ export function AuthorPage() {
         <label>File name <input data-name value=${name} onInput=${(e) => setName(e.currentTarget.value)} /></label>
         <label>Upload YAML or JSON <input type="file" accept=".yaml,.yml,.json" data-upload onChange=${upload} /></label>
       </div>
-      <textarea ref=${area} class="source" data-source-text spellcheck="false" rows="22" aria-label="Definition text"
+      <textarea ref=${area} class="source" data-source-text spellcheck="false" rows="26" aria-label="Definition text"
         value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
       ${checked === undefined ? html`<p class="loading">Checking…</p>` : html`<${Errors} errors=${errors} area=${area} />`}
       <div class="actions">
@@ -175,15 +174,16 @@ export function AuthorPage() {
         ${
           published &&
           (published.published
-            ? html`<span role="status" data-published>Published ${published.name}: catalog version
-                ${published.version}, ${published.tools} tools.</span>`
+            ? html`<span role="status" data-published>Published ${published.name}: catalog version ${published.version}, ${published.tools} tools.</span>`
             : html`<span class="error" role="alert" data-refused>Not published: ${published.errors
                 .map((e) => (e.line ? `line ${e.line}, column ${e.column}: ${e.message}` : e.message))
                 .join("; ")}</span>`)
         }
       </div>
     </section>
-    ${errors.length === 0 && checked && html`<${TryAction} draft=${{ name, text }} actions=${checked.actions} />`}
-    <${RegistryStatus} status=${status} />
+    <div class="side">
+      ${errors.length === 0 && checked && html`<${TryAction} draft=${{ name, text }} actions=${checked.actions} />`}
+      <${RegistryStatus} status=${status} />
+    </div>
   </div>`;
 }
