@@ -183,7 +183,7 @@ describe("the console's story", () => {
     await page.waitForSelector("[data-published], [data-refused]");
     expect(await page.locator("[data-published], [data-refused]").textContent()).toContain("Published greetings.yaml");
     await expect.poll(() => page.locator("[data-source='greetings.yaml']").textContent()).toContain("published");
-    await page.evaluate(() => scrollTo(0, 0));
+    await page.evaluate("window.scrollTo(0, 0)");
     await shot("author");
     await page.screenshot({ path: join(ROOT, "docs/console/author.png") });
     await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThan(0);
