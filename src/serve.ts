@@ -5,6 +5,7 @@ import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
 import type { AuditLog } from "./runtime/audit.js";
 import type { HttpMount } from "./runtime/http-route.js";
+import type { Authoring } from "./console/index.js";
 import { DEFAULT_HOST } from "./runtime/options.js";
 import { isUrl } from "./catalog/url.js";
 import type { LoadOptions } from "./load/index.js";
@@ -234,6 +235,11 @@ async function serveEngine({
       approvals: setup.approvals,
       activity,
       log,
+      authoring: await authoring({
+        ...(watched ? { registry: watched.registry } : {}),
+        engineFor: (draft) =>
+          reloadEngine({ engine: current.engine, catalog: draft, options: setup.started, log: () => {} }),
+      }),
     });
     const handle = await serveHttp({
       provider,
@@ -298,6 +304,7 @@ async function consoleMounts({
   approvals,
   log,
   activity,
+  authoring,
 }: {
   options: ServeOptions;
   file: OptionValues | undefined;
@@ -308,6 +315,7 @@ async function consoleMounts({
   log: (line: string) => void;
   /** Where the engine's audit lines go besides --audit-log: the console's Activity log, set here. */
   activity: { log?: AuditLog };
+  authoring: Authoring;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
   const { ActivityLog, consoleMount } = await import("./console/index.js");
@@ -316,6 +324,7 @@ async function consoleMounts({
   activity.log = lines;
   const mount = consoleMount({
     activity: lines,
+    authoring,
     view: () => ({ ...view(), ...(settings ? { settings } : {}) }),
     env,
     approvals,
@@ -325,6 +334,28 @@ async function consoleMounts({
     log,
   });
   return [mount];
+}
+
+/**
+ * What the console's Author page checks, tries and publishes with: the registry's validator and loading (its
+ * namespaces, its directory) and its publish, or, without one, the validator alone and a page saying how to publish.
+ * A draft's engine is the serving one given the draft's catalog (reloadEngine): the same credentials, policies,
+ * limits and audit, so a try goes through the guard rails an agent's call does.
+ */
+async function authoring({
+  registry,
+  engineFor,
+}: {
+  registry?: Registry;
+  engineFor: (catalog: Catalog) => Engine;
+}): Promise<Authoring> {
+  const drafts = registry ? registry.drafts() : new (await import("./registry/drafts.js")).Drafts({ load: () => ({}) });
+  return {
+    check: (draft) => drafts.check(draft),
+    catalog: (draft) => drafts.catalog(draft),
+    engineFor,
+    ...(registry ? { registry } : {}),
+  };
 }
 
 /** Tasks run once, LATER_MS from now or when the server closes first; `run` settles when they have run. */

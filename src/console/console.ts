@@ -48,6 +48,9 @@ export class Console implements HttpMount {
   private readonly admins: ConsoleAdmins;
   private readonly sessions: ConsoleSessions;
   private readonly assets = new ConsoleAssets();
+  /** Requests being answered (a long poll may wait 25 s): ended at shutdown rather than waited for. */
+  private readonly open = new Set<AbortController>();
+  private closed = false;
 
   constructor(private readonly options: ConsoleOptions) {
     this.admins = new ConsoleAdmins({
@@ -126,6 +129,8 @@ export class Console implements HttpMount {
     if (!body) return this.json(res, 400, { error: "Send a JSON body (application/json, at most 1 MiB)." });
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());
+    if (this.closed) aborted.abort();
+    this.open.add(aborted);
     try {
       const view = this.options.view();
       const answer = await handler.call(page, { path, query, body: body.json, admin, view, signal: aborted.signal });
@@ -133,7 +138,15 @@ export class Console implements HttpMount {
     } catch (error) {
       this.options.log(`console: ${page.name} failed: ${messageOf(error)}`);
       this.json(res, 500, { error: `This request could not be completed: ${messageOf(error)}` });
+    } finally {
+      this.open.delete(aborted);
     }
+  }
+
+  /** At shutdown: every request still waiting (the Activity page's poll) is answered now. */
+  close(): void {
+    this.closed = true;
+    for (const request of this.open) request.abort();
   }
 
   private async login({

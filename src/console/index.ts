@@ -12,6 +12,7 @@ import type { ApprovalQueue } from "../runtime/approval-queue.js";
 import type { ActivityLog } from "./activity-log.js";
 import { ActivityPage } from "./activity-page.js";
 import { ApprovalsPage } from "./approvals-page.js";
+import { type Authoring, AuthorPage } from "./author-page.js";
 import { ADMIN_SCOPE, MIN_ADMIN_TOKEN_CHARS } from "./admins.js";
 import { Console } from "./console.js";
 import type { ConsoleView } from "./page.js";
@@ -21,6 +22,7 @@ import { TryPage } from "./try-page.js";
 export { ActivityLog } from "./activity-log.js";
 export { CONSOLE_PATH } from "./console.js";
 export type { ConsoleView } from "./page.js";
+export type { Authoring } from "./author-page.js";
 
 export interface ConsoleSetup {
   view: () => ConsoleView;
@@ -36,9 +38,21 @@ export interface ConsoleSetup {
   log: (line: string) => void;
   /** The engine's audit lines, kept for the Activity page (the engine writes them there as to --audit-log). */
   activity: ActivityLog;
+  /** The Author page's validator, draft engine and registry (publishing needs `--registry`). */
+  authoring: Authoring;
 }
 
-export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log, activity }: ConsoleSetup): HttpMount {
+export function consoleMount({
+  view,
+  env,
+  approvals,
+  tokenEnv,
+  oauth,
+  host,
+  log,
+  activity,
+  authoring,
+}: ConsoleSetup): HttpMount {
   const adminToken = tokenEnv === undefined ? undefined : env[tokenEnv];
   if (tokenEnv !== undefined && (adminToken === undefined || adminToken.length < MIN_ADMIN_TOKEN_CHARS))
     throw new UserError({
@@ -55,7 +69,13 @@ export function consoleMount({ view, env, approvals, tokenEnv, oauth, host, log,
   setImmediate(() => tools.warm(view()));
   return new Console({
     view,
-    pages: [tools, new TryPage({ env }), new ApprovalsPage(approvals), new ActivityPage(activity)],
+    pages: [
+      tools,
+      new TryPage({ env }),
+      new ApprovalsPage(approvals),
+      new ActivityPage(activity),
+      new AuthorPage({ authoring, env }),
+    ],
     ...(adminToken !== undefined ? { adminToken } : {}),
     oauth,
     secure: !isLoopbackHost(host),

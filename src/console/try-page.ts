@@ -36,6 +36,6 @@ export class TryPage implements ConsolePage {
 }
 
 /** The admin as the engine's caller: the audit line names them (`console:admin`, `console:<OAuth principal>`). */
-function consoleCaller(admin: Admin): Caller {
+export function consoleCaller(admin: Admin): Caller {
   return { principal: consoleName(admin), claims: { console: admin.how }, headers: {} };
 }

@@ -9,6 +9,7 @@ import { basename, join } from "node:path";
 import { messageOf, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
+import { Drafts } from "./drafts.js";
 import { checkSource, loadFromBytes, refuseErrors, type SourceBytes } from "./load.js";
 import {
   errorLines,
@@ -244,6 +245,12 @@ export class Registry {
   private loadOptions(): LoadOptions {
     const { dir, files } = this.options;
     return { ...this.options.load, namespaceEach: dir !== undefined || (files?.length ?? 0) > 1 };
+  }
+
+  /** Texts not yet published, checked and loaded as this registry checks and loads its sources (the Author page). */
+  drafts(): Drafts {
+    const { dir } = this.options;
+    return new Drafts({ load: () => this.loadOptions(), ...(dir ? { dir } : {}) });
   }
 
   /** The file names `dir` or `files` watch, for the watcher. */

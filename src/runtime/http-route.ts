@@ -30,4 +30,9 @@ export interface HttpMount {
   /** e.g. `/console`: the mount answers this path and every path below it. */
   prefix: string;
   handle(request: { req: IncomingMessage; res: ServerResponse; verifyBearer: VerifyBearer }): Promise<void>;
+  /**
+   * The server is shutting down: end what is still open (a long poll) so the shutdown need not wait for it. Its
+   * answers then go out, and the server closes the connections once they are idle.
+   */
+  close?(): void;
 }

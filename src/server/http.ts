@@ -107,6 +107,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpHandle> {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     routes.closing = true;
+    if (!closing) for (const mount of options.mounts ?? []) mount.close?.();
     closing ??= shutDown({ server, calls, posts: routes.posts, endpoint, graceMs }).then(() => log.flush());
     return closing;
   };

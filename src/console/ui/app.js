@@ -6,12 +6,14 @@ import { ActivityPage } from "./activity.js";
 import { ApiError, api, setCsrf } from "./api.js";
 import { currentRoute, href, html, render, useEffect, useState } from "./html.js";
 import { ApprovalsPage } from "./approvals.js";
+import { AuthorPage } from "./author.js";
 import { ToolsPage } from "./tools.js";
 import { TryPage } from "./try.js";
 
 const PAGES = [
   { id: "tools", title: "Tools", component: ToolsPage },
   { id: "try", title: "Try it", component: TryPage },
+  { id: "author", title: "Author", component: AuthorPage },
   { id: "approvals", title: "Approvals", component: ApprovalsPage },
   { id: "activity", title: "Activity", component: ActivityPage },
 ];

@@ -22,7 +22,7 @@ function Picker() {
   </section>`;
 }
 
-function Result({ answer }) {
+export function Result({ answer }) {
   if (answer.error) return html`<p class="error" role="alert">${answer.error}</p>`;
   return html`<section class="outcome" aria-label="Outcome">
     ${answer.note && html`<p class="note" role="status">${answer.note}</p>`}

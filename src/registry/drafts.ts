@@ -1,0 +1,43 @@
+// Texts not yet published (the console's Author page): checked as `validate` and publish check them (checkSource,
+// the same validator, errors at line and column), and loaded as a catalog of their own, named as the registry would
+// name them, so one action can be tried against the API before anything is published.
+
+import { join } from "node:path";
+import type { Catalog } from "../catalog/types.js";
+import type { LoadOptions } from "../load/index.js";
+import { checkSource, loadFromBytes, refuseErrors } from "./load.js";
+import type { SourceError } from "./status.js";
+
+/** A source's text as an admin writes it, and the file name it would be published under. */
+export interface Draft {
+  name: string;
+  text: string;
+}
+
+export class Drafts {
+  constructor(
+    private readonly options: {
+      /** How the registry loads its sources (namespaces, base URL…); `{}` without a registry. */
+      load: () => LoadOptions;
+      /** The registry's directory: messages name the file as it will be. */
+      dir?: string;
+    },
+  ) {}
+
+  /** Its errors, none when it may be published. */
+  check(draft: Draft): Promise<SourceError[]> {
+    return checkSource({ source: this.source(draft), options: this.options.load() });
+  }
+
+  /** The catalog of this text alone; a UserError (with every error's place) when it has errors. */
+  async catalog(draft: Draft): Promise<Catalog> {
+    const catalog = await loadFromBytes({ sources: [this.source(draft)], options: this.options.load() });
+    refuseErrors(catalog);
+    return catalog;
+  }
+
+  private source({ name, text }: Draft): { path: string; bytes: Buffer } {
+    const { dir } = this.options;
+    return { path: dir ? join(dir, name) : name, bytes: Buffer.from(text, "utf8") };
+  }
+}
