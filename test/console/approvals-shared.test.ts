@@ -1,8 +1,8 @@
 // The Approvals queue across replicas: two real `serve --transport http --console --state redis://…` processes
 // sharing a real redis-server, an MCP client (the SDK's Client, no elicitation) calling A, and an admin using B's
 // console API as the page does (login, session cookie, CSRF header, same origin). A call waiting on A is listed on
-// B; B's yes sends it from A exactly once, B's no sends nothing; a second decision is refused; A's audit log names
-// the admin on both. With Redis stopped, the call waits and times out on A with nothing sent, and B's console says
+// B; B's yes sends it from A exactly once, B's no sends nothing; a second decision is refused, and of two admins
+// deciding at once on A and B exactly one counts; A's audit log names the admin. With Redis stopped, the call waits and times out on A with nothing sent, and B's console says
 // the queue cannot be reached.
 
 import { join } from "node:path";
@@ -128,11 +128,23 @@ describe("approvals shared through Redis", () => {
     expect((await listed(b, cookie)).pending).toEqual([]);
   });
 
+  it("takes one decision when two admins decide at once on two replicas", async () => {
+    const calling = client.callTool({ name: "deletePet", arguments: { petId: 3 } });
+    const { cookie } = await session(b);
+    await expect.poll(async () => (await listed(b, cookie)).pending.length, { timeout: 3_000 }).toBe(1);
+    const [waiting] = (await listed(b, cookie)).pending;
+    const [onA, onB] = await Promise.all([decide(a, waiting!.id, "approve"), decide(b, waiting!.id, "decline")]);
+    expect([onA.status, onB.status].sort()).toEqual([200, 409]);
+    const sent = (await calling).isError ? [] : ["DELETE /pets/3"];
+    expect(sent).toEqual(onA.status === 200 ? ["DELETE /pets/3"] : []);
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["DELETE /pets/1", ...sent]);
+  });
+
   it("with Redis lost, the call waits on A and times out with nothing sent; B's console says why", async () => {
     upstream.reset();
     const { cookie } = await session(b);
     await redis.stop();
-    const calling = client.callTool({ name: "deletePet", arguments: { petId: 3 } });
+    const calling = client.callTool({ name: "deletePet", arguments: { petId: 4 } });
     const unreachable = await fetch(`${b.origin}/console/api/approvals`, { headers: { cookie } });
     expect(unreachable.status).toBe(503);
     expect(((await unreachable.json()) as { error: string }).error).toContain("cannot be reached");
