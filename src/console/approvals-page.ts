@@ -8,13 +8,22 @@ import type { ApprovalQueue, QueuedApproval } from "../runtime/approval-queue.js
 import type { Admin } from "./admins.js";
 import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
 
+const UNREACHABLE =
+  "The shared approval queue (Redis, --state) cannot be reached now; calls keep waiting until their timeout.";
+
 export class ApprovalsPage implements ConsolePage {
   readonly name = "approvals";
 
   constructor(private readonly queue: ApprovalQueue) {}
 
   async get(): Promise<PageAnswer> {
-    return { json: { now: Date.now(), pending: this.queue.pending().map(shown) } };
+    let pending: QueuedApproval[];
+    try {
+      pending = await this.queue.pending();
+    } catch {
+      return { status: 503, json: { error: UNREACHABLE } };
+    }
+    return { json: { now: Date.now(), pending: pending.map(shown) } };
   }
 
   /** POST /console/api/approvals/<id> with `{ "decision": "approve" | "decline" }`. */
@@ -26,7 +35,12 @@ export class ApprovalsPage implements ConsolePage {
         status: 400,
         json: { error: 'Send { "decision": "approve" } or { "decision": "decline" } to approvals/<id>.' },
       };
-    const done = this.queue.decide({ id, approve: decision === "approve", by: consoleName(admin) });
+    let done: "decided" | "gone";
+    try {
+      done = await this.queue.decide({ id, approve: decision === "approve", by: consoleName(admin) });
+    } catch {
+      return { status: 503, json: { error: `${UNREACHABLE} Nothing was decided.` } };
+    }
     if (done === "gone")
       return {
         status: 409,

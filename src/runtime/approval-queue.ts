@@ -1,8 +1,9 @@
 // Calls waiting for a person in the console (settings `approvals: console | both`): a queue any client's call can
 // wait in, whatever the client supports, answered by an admin on the console's Approvals page. The same rule as
 // elicitation: only an admin's yes sends the call; a no, the approval timeout, the call's cancellation or its
-// question withdrawn (the client answered first) ends it with nothing sent. Kept in this process's memory: a call
-// waits on the replica it reached, and only that replica's console lists it (README "Approvals").
+// question withdrawn (the client answered first) ends it with nothing sent. Two kinds behind one interface: this
+// process's memory (`--state memory`), and Redis (state/redis-approvals.ts), where every replica's console lists
+// every replica's waiting calls and a decision made on any replica reaches the one the call waits on.
 
 import { randomUUID } from "node:crypto";
 import type { ApprovalAnswer, ApprovalRequest } from "./types.js";
@@ -24,6 +25,26 @@ export interface ApprovalOutcome {
   by?: string;
 }
 
+/** Where calls wait for the console: the memory's (below) or the replicas' shared one (state/redis-approvals.ts). */
+export interface ApprovalQueue {
+  /**
+   * Queues `request` until an admin decides, `request.timeoutMs` passes (`timeout`) or `signal` fires (`cancel`).
+   * Never rejects.
+   */
+  ask(options: {
+    request: ApprovalRequest;
+    principal?: string | undefined;
+    signal?: AbortSignal | undefined;
+  }): Promise<ApprovalOutcome>;
+  /** The calls waiting now, oldest first. Rejects (a clear message) when the shared queue cannot be read. */
+  pending(): Promise<QueuedApproval[]>;
+  /**
+   * An admin's answer, taken once: `gone` when the call is no longer waiting (decided, timed out or cancelled
+   * meanwhile). Rejects when the shared queue cannot be reached: then nothing was decided.
+   */
+  decide(options: { id: string; approve: boolean; by: string }): Promise<"decided" | "gone">;
+}
+
 interface Waiting extends QueuedApproval {
   settle: (outcome: ApprovalOutcome) => void;
 }
@@ -31,15 +52,11 @@ interface Waiting extends QueuedApproval {
 // setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24.8 days).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export class ApprovalQueue {
+export class MemoryApprovalQueue implements ApprovalQueue {
   private readonly waiting = new Map<string, Waiting>();
 
   constructor(private readonly options: { now?: () => number } = {}) {}
 
-  /**
-   * Queues `request` until an admin decides, `request.timeoutMs` passes (`timeout`) or `signal` fires (`cancel`).
-   * Never rejects.
-   */
   ask({
     request,
     principal,
@@ -74,12 +91,12 @@ export class ApprovalQueue {
   }
 
   /** The calls waiting now, oldest first. */
-  pending(): QueuedApproval[] {
+  async pending(): Promise<QueuedApproval[]> {
     return [...this.waiting.values()].map(({ settle: _settle, ...queued }) => queued);
   }
 
   /** An admin's answer: `gone` when the call is no longer waiting (decided, timed out or cancelled meanwhile). */
-  decide({ id, approve, by }: { id: string; approve: boolean; by: string }): "decided" | "gone" {
+  async decide({ id, approve, by }: { id: string; approve: boolean; by: string }): Promise<"decided" | "gone"> {
     const waiting = this.waiting.get(id);
     if (!waiting) return "gone";
     waiting.settle({ answer: approve ? "accept" : "decline", by });

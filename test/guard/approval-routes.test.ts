@@ -49,9 +49,10 @@ describe("approvals: both", () => {
     });
     await connected.client.callTool({ name: "deletePet", arguments: { petId: 2 } });
     const calling = connected.client.callTool({ name: "deletePet", arguments: { petId: 3 } });
-    await expect.poll(() => approvals.pending().length).toBe(1);
+    await expect.poll(async () => (await approvals.pending()).length).toBe(1);
     await expect.poll(() => connected.asked.length).toBe(2);
-    expect(approvals.decide({ id: approvals.pending()[0]!.id, approve: true, by: "console:admin" })).toBe("decided");
+    const [waiting] = await approvals.pending();
+    expect(await approvals.decide({ id: waiting!.id, approve: true, by: "console:admin" })).toBe("decided");
     expect((await calling).isError).toBeFalsy();
     expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["DELETE /v1/pets/3"]);
     await expect.poll(() => withdrawn).toBe(true);
@@ -62,7 +63,7 @@ describe("approvals: both", () => {
     const { approvals, connected } = await both(() => ({ action: "decline" }));
     const result = await connected.client.callTool({ name: "deletePet", arguments: { petId: 4 } });
     expect(textOf(result)).toBe("deletePet was not sent: the person reviewing it declined.");
-    expect(approvals.pending()).toEqual([]);
+    expect(await approvals.pending()).toEqual([]);
     expect(api.requests).toHaveLength(0);
     await connected.close();
   });

@@ -38,12 +38,19 @@ export function ApprovalsPage() {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     let stopped = false;
+    // A failed poll's message (e.g. the shared queue in Redis unreachable) goes once a poll succeeds again.
+    let failed = "";
     const poll = async () => {
       try {
         const json = await api("approvals");
-        if (!stopped) setState({ pending: json.pending, skew: json.now - Date.now() });
+        if (stopped) return;
+        setState({ pending: json.pending, skew: json.now - Date.now() });
+        if (failed) setStatus((now) => (now === failed ? "" : now));
+        failed = "";
       } catch (failure) {
-        if (!stopped) setStatus(failure.message);
+        if (stopped) return;
+        failed = failure.message;
+        setStatus(failure.message);
       }
     };
     poll();

@@ -1,9 +1,11 @@
 // Where replicas keep what they must agree on (`--state`): this process's memory (the default), or Redis. Opened
 // once at start: an unreachable Redis stops the start with a clear error, unless `--state-fallback memory` says to
 // run alone (with a warning: limits then count per replica). Beside the rate limiter, on the same connection: used
-// approval and sign-in states, users' tokens, the OAuth client-credentials cache and exchanged tokens (all sealed).
+// approval and sign-in states, users' tokens, the OAuth client-credentials cache and exchanged tokens (all sealed),
+// and the console's approval queue (redis-approvals.ts).
 
 import { UserError } from "../../catalog/errors.js";
+import type { ApprovalQueue } from "../approval-queue.js";
 import { defined } from "../defined.js";
 import { checkedSecrets } from "../state-keys.js";
 import type { TokenSource } from "../oauth.js";
@@ -12,6 +14,7 @@ import type { TokenKey as EncryptionKey } from "../token-keys.js";
 import type { TokenStore } from "../token-store.js";
 import type { UsedNonces } from "../used-nonces.js";
 import { checkStateUrl, connectRedis, maskedUrl, type RedisConnection } from "./redis.js";
+import { RedisApprovalQueue } from "./redis-approvals.js";
 import { RedisRateLimiter } from "./redis-limiter.js";
 import { RedisUsedNonces } from "./redis-nonces.js";
 import { RedisTokenStore } from "./redis-token-store.js";
@@ -46,6 +49,8 @@ export interface SharedState {
   usedNonces?: UsedNonces;
   /** Users' tokens, sealed with `keys` (never sent to Redis); absent for memory (the encrypted file). */
   tokenStore?: (keys: readonly EncryptionKey[]) => TokenStore;
+  /** Calls waiting for the console, listed and decided on every replica; absent for memory (the engine's own). */
+  approvals?: ApprovalQueue;
   /** The connection, for the stores that follow; absent for memory. */
   redis?: RedisConnection;
   close(): Promise<void>;
@@ -83,13 +88,18 @@ export async function openSharedState({
   }
   if (stateFail === "open")
     log("WARNING --state-fail open: while Redis is unreachable, rate-limited calls are sent without the shared limit");
+  const approvals = new RedisApprovalQueue({ redis, log });
   return {
     limiter: new RedisRateLimiter({ redis, failOpen: stateFail === "open", log }),
     ...sharedTokens({ redis, stateSecrets, clientCredentials, log, ...defined({ allowInsecureHttp, timeoutMs }) }),
     usedNonces: new RedisUsedNonces({ redis }),
     tokenStore: (keys) => new RedisTokenStore({ redis, keys }),
+    approvals,
     redis,
-    close: () => redis.close(),
+    close: () => {
+      approvals.close();
+      return redis.close();
+    },
   };
 }
 
