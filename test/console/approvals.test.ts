@@ -14,6 +14,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../support/cli.js";
 import {
+  docsScreenshot,
   type ConsoleBrowser,
   type ConsoleServer,
   logIn,
@@ -107,7 +108,7 @@ describe("approvals in the console", () => {
     expect(message).toContain('"name": "****"');
     expect(upstream.requests).toHaveLength(0);
     await screenshot(page, "approvals");
-    await page.screenshot({ path: join(ROOT, "docs/console/approvals.png") });
+    await page.screenshot({ path: docsScreenshot("approvals.png") });
     expect(await page.content()).not.toContain(CANARY);
 
     await deletion.locator("button:has-text('Approve')").click();

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "../support/cli.js";
 import {
+  docsScreenshot,
   type ConsoleBrowser,
   type ConsoleServer,
   logIn,
@@ -185,7 +186,7 @@ describe("the console's story", () => {
     await expect.poll(() => page.locator("[data-source='greetings.yaml']").textContent()).toContain("published");
     await page.evaluate("window.scrollTo(0, 0)");
     await shot("author");
-    await page.screenshot({ path: join(ROOT, "docs/console/author.png") });
+    await page.screenshot({ path: docsScreenshot("author.png") });
     await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThan(0);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("greetings__greet");
     const called = await client.callTool({ name: "greetings__greet", arguments: { who: "Grace" } });

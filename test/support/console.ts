@@ -12,6 +12,14 @@ import { spawnCli, waitFor } from "./guard.js";
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = join(ROOT, "test-artifacts/console");
 export const ADMIN_TOKEN = "console-admin-token-0123456789abcdef";
+
+/**
+ * Where a screenshot the README shows is written: test-artifacts/console/ on an ordinary run, so running the tests
+ * leaves the tree clean; docs/console/ when UPDATE_DOCS_SCREENSHOTS=1 asks to refresh the README's pictures.
+ */
+export function docsScreenshot(name: string): string {
+  return process.env.UPDATE_DOCS_SCREENSHOTS === "1" ? join(ROOT, "docs/console", name) : join(ARTIFACTS, name);
+}
 const SERVING = /serving \d+ tools at (http:\/\/\S+)\/mcp/;
 
 export interface ConsoleServer {
