@@ -43,12 +43,16 @@ export class ConsoleAdmins {
   }
 }
 
-/** Whether verified claims carry the admin scope (`scope` text or `scp` list) or role (`roles`, Keycloak's). */
+/**
+ * Whether verified claims carry the admin scope (`scope`, `scp`) or role (`roles`, Keycloak's `realm_access.roles`),
+ * each claim a space-separated text or a list, as the endpoint reads scopes (Azure AD sends `scp` as text).
+ */
 export function isAdmin(claims: Readonly<Record<string, unknown>>): boolean {
-  const scopes = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
   const realm = claims.realm_access as { roles?: unknown } | undefined;
-  const lists = [claims.scp, claims.roles, realm?.roles].filter(Array.isArray) as unknown[][];
-  return scopes.includes(ADMIN_SCOPE) || lists.some((list) => list.includes(ADMIN_SCOPE));
+  const granted = [claims.scope, claims.scp, claims.roles, realm?.roles].flatMap((claim) =>
+    typeof claim === "string" ? claim.split(" ") : Array.isArray(claim) ? claim : [],
+  );
+  return granted.includes(ADMIN_SCOPE);
 }
 
 function sha256(text: string): Buffer {

@@ -29,11 +29,18 @@ export interface AuthServer {
   sign(claims?: JWTPayload, options?: { alg?: string; kid?: string; key?: CryptoKey | Uint8Array }): Promise<string>;
 }
 
-/** Serves on 127.0.0.1 (on `port` if given) until the test ends. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port = 0): Promise<number> {
+/** Takes the close of something started: by default it runs when the test ends (a file's beforeAll passes its own). */
+export type CloseWith = (close: () => Promise<void>) => void;
+
+/** Serves on 127.0.0.1 (on `port` if given) until the test ends (or `closeWith` closes it). */
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  port = 0,
+  closeWith: CloseWith = (close) => onTestFinished(close),
+): Promise<number> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  onTestFinished(
+  closeWith(
     () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -48,6 +55,7 @@ export async function startAuthServer({
   path = "",
   discovery = "oauth",
   issuerInMetadata,
+  closeWith,
 }: {
   alg?: "ES256" | "RS256";
   /** Issuer path, e.g. `/tenant1`. */
@@ -56,27 +64,33 @@ export async function startAuthServer({
   discovery?: "oauth" | "openid-appended" | "none";
   /** What the metadata says the issuer is (default: the real one). */
   issuerInMetadata?: string;
+  /** Who closes it (default: the end of the test that started it). */
+  closeWith?: CloseWith;
 } = {}): Promise<AuthServer> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: "key-1", alg, use: "sig" };
   const hits: Record<string, number> = {};
   let issuer = "";
-  const port = await listen((req, res) => {
-    const url = req.url ?? "/";
-    hits[url] = (hits[url] ?? 0) + 1;
-    const metadata = JSON.stringify({
-      issuer: issuerInMetadata ?? issuer,
-      jwks_uri: `http://127.0.0.1:${port}/jwks`,
-      authorization_endpoint: `${issuer}/authorize`,
-      token_endpoint: `${issuer}/token`,
-    });
-    const served =
-      (discovery === "oauth" && url === `/.well-known/oauth-authorization-server${path}`) ||
-      (discovery === "openid-appended" && url === `${path}/.well-known/openid-configuration`);
-    if (served) return void res.writeHead(200, { "content-type": "application/json" }).end(metadata);
-    if (url === "/jwks") return void answerJwks({ res, behaviour: server.jwks, jwk });
-    res.writeHead(404).end();
-  });
+  const port = await listen(
+    (req, res) => {
+      const url = req.url ?? "/";
+      hits[url] = (hits[url] ?? 0) + 1;
+      const metadata = JSON.stringify({
+        issuer: issuerInMetadata ?? issuer,
+        jwks_uri: `http://127.0.0.1:${port}/jwks`,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+      });
+      const served =
+        (discovery === "oauth" && url === `/.well-known/oauth-authorization-server${path}`) ||
+        (discovery === "openid-appended" && url === `${path}/.well-known/openid-configuration`);
+      if (served) return void res.writeHead(200, { "content-type": "application/json" }).end(metadata);
+      if (url === "/jwks") return void answerJwks({ res, behaviour: server.jwks, jwk });
+      res.writeHead(404).end();
+    },
+    0,
+    closeWith,
+  );
   issuer = `http://127.0.0.1:${port}${path}`;
   const server: AuthServer = {
     issuer,

@@ -34,11 +34,14 @@ export async function startConsoleServer({
   args = [],
   env = {},
   timeoutMs = 20_000,
+  adminToken = true,
 }: {
   sources: string[];
   args?: string[];
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** false: no `--console-token-env`, so only OAuth admins log in (give the `--auth-…` options in `args`). */
+  adminToken?: boolean;
 }): Promise<ConsoleServer> {
   const spawned = spawnCli(
     [
@@ -49,8 +52,7 @@ export async function startConsoleServer({
       "--port",
       "0",
       "--console",
-      "--console-token-env",
-      "CONSOLE_TOKEN",
+      ...(adminToken ? ["--console-token-env", "CONSOLE_TOKEN"] : []),
       "--audit-log",
       "-",
       ...args,
