@@ -27,6 +27,11 @@ export class ApprovalRecords {
     this.ignored = new IgnoredValues({ log, what: "approvals" });
   }
 
+  /** Something under `name` was ignored (an id in the list this queue could not have made, say). */
+  ignore(name: string): void {
+    this.ignored.ignored(name);
+  }
+
   /** True for an id this queue could have made. */
   static isId(id: string): boolean {
     return ID.test(id);

@@ -116,6 +116,7 @@ export class RedisApprovalQueue implements ApprovalQueue {
       String(MAX_LISTED),
     ])) as string[];
     const ids = listed.filter((id) => ApprovalRecords.isId(id));
+    if (ids.length < listed.length) this.records.ignore(APPROVALS_KEY);
     if (ids.length === 0) return [];
     const entries = (await this.redis.sendCommand([
       "MGET",
@@ -131,6 +132,9 @@ export class RedisApprovalQueue implements ApprovalQueue {
 
   async decide({ id, approve, by }: { id: string; approve: boolean; by: string }): Promise<"decided" | "gone"> {
     if (!ApprovalRecords.isId(id)) return "gone";
+    // Only a call the page could show (its entry sealed by a replica) is decided; a forged one is not waiting.
+    const sealed = await this.redis.sendCommand(["GET", this.records.entryKey(id)]);
+    if (!this.records.openEntry({ id, sealed: typeof sealed === "string" ? sealed : null })) return "gone";
     const decision = this.records.sealDecision({ id, decision: { answer: approve ? "accept" : "decline", by } });
     const kept = String(Date.now() + DECISION_KEPT_MS);
     const reply = await this.redis.sendCommand(["EVAL", DECIDE, ...this.records.keys(id), decision, kept, id]);

@@ -24,16 +24,16 @@ export function refuseSecretlessState({
     .filter(([, profile]) => profile.rateLimits !== undefined)
     .map(([name]) => name);
   const needs = [
-    ...(console ? ["the console's approval queue (its entries and decisions are sealed with it)"] : []),
+    ...(console ? ["the console's approval queue (its entries and decisions are sealed with the secret)"] : []),
     ...(budgets.length > 0
       ? [
-          `the per-caller budgets of profile${budgets.length === 1 ? "" : "s"} ${budgets.slice(0, 5).join(", ")}${budgets.length > 5 ? ", …" : ""} in ${settings?.file} (their keys name callers by a keyed digest made with it)`,
+          `the per-caller budgets of profile${budgets.length === 1 ? "" : "s"} ${budgets.slice(0, 5).join(", ")}${budgets.length > 5 ? ", …" : ""} in ${settings?.file} (their keys name callers by a digest keyed with the secret)`,
         ]
       : []),
   ];
   if (needs.length === 0) return;
   throw new UserError({
     code: "E_STATE",
-    message: `not starting: --state is Redis, and ${needs.join(" and ")} need${needs.length === 1 ? "s" : ""} --state-secret (MCP_STATE_SECRET), which is not set. Give every replica the same secret (make one with: openssl rand -base64 32)`,
+    message: `not starting: --state is Redis, and ${needs.join(" and ")} can be shared there only with --state-secret (MCP_STATE_SECRET), which is not set. Give every replica the same secret (make one with: openssl rand -base64 32)`,
   });
 }
