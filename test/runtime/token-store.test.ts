@@ -73,7 +73,9 @@ describe("file token store", () => {
     expect(digests.filter((form) => readFileSync(file, "utf8").includes(form))).toEqual([]);
     // Alice's entry as the version before wrote it: under an unkeyed SHA-256 of principal and scheme.
     const [encryption] = readTokenKeys({ value: key, purpose: "the test" });
-    const id = createHash("sha256").update(JSON.stringify(["openapi-mcp user token", "alice", "github"])).digest("base64url");
+    const id = createHash("sha256")
+      .update(JSON.stringify(["openapi-mcp user token", "alice", "github"]))
+      .digest("base64url");
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", encryption!.key, iv);
     cipher.setAAD(Buffer.from(id));

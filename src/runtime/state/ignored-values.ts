@@ -28,7 +28,8 @@ export class IgnoredValues {
       this.unlogged++;
       return;
     }
-    const more = this.unlogged > 0 ? ` (and ${this.unlogged} more since the last such line, not logged one by one)` : "";
+    const more =
+      this.unlogged > 0 ? ` (and ${this.unlogged} more since the last such line, not logged one by one)` : "";
     this.loggedAt = now;
     this.unlogged = 0;
     this.log(

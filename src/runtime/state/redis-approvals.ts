@@ -118,10 +118,9 @@ export class RedisApprovalQueue implements ApprovalQueue {
     const ids = listed.filter((id) => ApprovalRecords.isId(id));
     if (ids.length < listed.length) this.records.ignore(APPROVALS_KEY);
     if (ids.length === 0) return [];
-    const entries = (await this.redis.sendCommand([
-      "MGET",
-      ...ids.map((id) => this.records.entryKey(id)),
-    ])) as Array<string | null>;
+    const entries = (await this.redis.sendCommand(["MGET", ...ids.map((id) => this.records.entryKey(id))])) as Array<
+      string | null
+    >;
     return ids
       .flatMap((id, index) => {
         const entry = this.records.openEntry({ id, sealed: entries[index] ?? null });
