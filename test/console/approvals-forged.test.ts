@@ -2,7 +2,8 @@
 // replicas with the same MCP_STATE_SECRET, a real redis-server, an MCP client calling A, an admin's Chromium on B's
 // Approvals page, and an attacker with a plain Redis connection. A decision written straight into Redis (naming
 // `console:alice-the-cfo`) sends nothing; a valid decision copied from another call's key sends nothing; an entry
-// copied to another id, rewritten, or made up is not shown on the page, nor decided; A logs what it ignored.
+// copied to another id, rewritten, or made up is not shown on the page, nor decided; A logs what it ignored. Redis
+// holds no tool, URL or argument of a waiting call.
 
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ import {
 } from "../support/console.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
+import { dumpRedis } from "../support/redis-dump.js";
 import { json, Upstream } from "../support/upstream.js";
 
 const PETSTORE = join(ROOT, "examples/petstore.openapi.yaml");
@@ -128,6 +130,10 @@ describe("the shared approval queue, when someone writes to Redis", () => {
     const shown = page.locator("li.approval");
     const listed = async () => (await shown.locator(".request code").allTextContents()).join(" | ");
     await expect.poll(listed, { timeout: 5_000 }).toBe(`DELETE ${upstream.url}/pets/2`);
+    // Redis holds the call's entry sealed: no tool, URL or argument in it.
+    const dump = await dumpRedis(redis.url);
+    expect(dump).toContain(`openapi-mcp:approval:${id}`);
+    for (const text of ["deletePet", "/pets/2", "petId"]) expect(dump).not.toContain(text);
     const expiresAt = Date.now() + TIMEOUT_S * 1000;
     const add = async (entryId: string, value: string) => {
       await attacker.sendCommand(["SET", `openapi-mcp:approval:${entryId}`, value, "PX", "60000"]);
