@@ -13,6 +13,7 @@ import type { Registry } from "./registry/registry.js";
 import { SwappableProvider } from "./registry/swappable.js";
 import { watchSources } from "./registry/watch.js";
 import { reloadEngine } from "./runtime/reload.js";
+import { refuseSecretlessState } from "./runtime/state/state-secret-needed.js";
 import type { Engine } from "./runtime/engine.js";
 import { profiledProvider } from "./runtime/profiled.js";
 import { profileTable } from "./runtime/profiles.js";
@@ -122,7 +123,9 @@ async function serveEngine({
   const mode = options.mode ?? file?.mode ?? "tools";
   const outputSchemas = (options.outputValidation ?? settings?.outputValidation ?? "strict") === "strict";
   const table = profileTable(settings);
-  refuseConsoleRoutes({ settings, console: (options.console ?? file?.console ?? false) && !stdio });
+  const consoleOn = (options.console ?? file?.console ?? false) && !stdio;
+  refuseConsoleRoutes({ settings, console: consoleOn });
+  refuseSecretlessState({ secretless: setup.secretless, console: consoleOn, settings });
   // A profile's engine holds its own list of the catalog's tools: they are complete before it is made.
   const deferred = stdio && mode === "tools" && outputSchemas && load.listing !== undefined && !table;
   if (!deferred) load.complete();

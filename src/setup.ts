@@ -64,6 +64,8 @@ export interface EngineSetup {
   routes: HttpRoute[];
   /** Closes what the engine holds open beyond the process's memory (the --state Redis connection). */
   close(): Promise<void>;
+  /** True for `--state redis://…` without --state-secret: no approval queue or caller budget is shared. */
+  secretless?: boolean;
   /** What the engine was started with, for a reload with another catalog (runtime/reload.ts). */
   started: StartOptions;
 }
@@ -139,6 +141,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       close,
       started,
       ...(settings ? { settings } : {}),
+      ...(shared.secretless ? { secretless: true } : {}),
     };
   } catch (error) {
     await shared.close();

@@ -374,7 +374,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     env: "MCP_STATE_SECRET",
     cliEnv: "MCP_STATE_SECRET",
     value: "secret",
-    help: "signs the state of calls awaiting approval, so any replica with it can resume them, and seals the OAuth tokens replicas share through --state (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
+    help: "signs the state of calls awaiting approval, so any replica with it can resume them; with --state redis://… it seals the tokens and the console's approval queue replicas share and names callers' budget keys, which need it (32+ characters; a list rotates: the first signs, all verify; default: a random key of this process)",
     call: true,
   },
   {

@@ -1,5 +1,6 @@
 // A profile's budgets (settings `profiles.<name>.rateLimits`): rate limits counted per caller, inside the server's
-// tool and source limits. Each key holds the caller's principal, so no two callers ever share one.
+// tool and source limits. Each key holds the caller's principal, so no two callers ever share one (and is marked as
+// naming a caller: Redis keeps it as a keyed digest, state/redis-limiter.ts).
 
 import type { RateLimit, RateLimits, Tool } from "../catalog/types.js";
 import { type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
@@ -25,7 +26,7 @@ export function profileBudgetKeys({
   const add = (key: string, limit: RateLimit | undefined, words: string): void => {
     if (!limit) return;
     const scoped = `caller:${principal}:${key}`;
-    keys.push({ key: scoped, limit });
+    keys.push({ key: scoped, limit, namesCaller: true });
     shown.set(scoped, `this caller's budget ${words} (${limit.requests} per ${limit.windowSeconds} s)`);
   };
   add("calls", budgets.calls, "for all calls");

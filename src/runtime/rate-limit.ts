@@ -12,6 +12,8 @@ export interface RateLimitKey {
   /** `tool:<name>`, `source:<id>`, or any other scope the caller counts in. */
   key: string;
   limit: RateLimit;
+  /** Set when `key` names a caller (a profile's budget): a shared store keeps it only as a keyed digest. */
+  namesCaller?: true;
 }
 
 /** What a limit decides: admitted, or refused with the longest wait and its key. */

@@ -1,8 +1,10 @@
 // The keys that encrypt stored user tokens (file-token-store.ts), from one environment variable: a comma-separated
 // list of 32-byte keys, each as 64 hex digits or base64 (`openssl rand -base64 32`). The first encrypts, every one
 // decrypts, so a key is rotated by putting a new one first and keeping the old until every entry was written again.
+// Each key also names what it encrypts (a keyed digest of principal and scheme: sealed-tokens.ts), with a key of
+// its own derived from it, so a store's names tell nobody without the key who signed in.
 
-import { createHash } from "node:crypto";
+import { createHash, hkdfSync } from "node:crypto";
 import { UserError } from "../catalog/errors.js";
 
 export const TOKEN_KEY_VARIABLE = "OPENAPI_MCP_TOKEN_KEY";
@@ -11,6 +13,8 @@ export interface TokenKey {
   /** A short, public name of the key (a digest of it), stored beside what it encrypted. */
   id: string;
   key: Buffer;
+  /** Derived from `key` (HKDF, its own label): names entries by a keyed digest (HMAC) of whose they are. */
+  names: Buffer;
 }
 
 /** The keys in `value` (the variable's text), the encrypting one first; a UserError says what is wrong with which. */
@@ -42,7 +46,11 @@ export function readTokenKeys({
         message: `${variable}: ${which} is not 32 bytes as 64 hex digits or base64 (make one with: openssl rand -base64 32)`,
       });
     }
-    return { id: createHash("sha256").update("openapi-mcp token key\0").update(key).digest("hex").slice(0, 12), key };
+    return {
+      id: createHash("sha256").update("openapi-mcp token key\0").update(key).digest("hex").slice(0, 12),
+      key,
+      names: Buffer.from(hkdfSync("sha256", key, "openapi-mcp user tokens", "entry names", 32)),
+    };
   });
 }
 

@@ -1,6 +1,7 @@
 // --state / MCP_STATE at the command line: `serve` and a generated server read it alike; a Redis that cannot be
 // reached stops `serve` with one line (password masked, no stack) and exit 1; --state-fallback memory starts it
-// with a warning; a reachable Redis serves.
+// with a warning; a reachable Redis serves. Without --state-secret, what Redis could hold only sealed or under keyed
+// names (the console's approval queue, profiles' per-caller budgets) stops `serve`, saying what needs the secret.
 
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { readServeOptions } from "../../src/cli.js";
 import { readServerCommandLine } from "../../src/server/index.js";
 import { runCli, STACK_LINE } from "../support/cli.js";
 import { REPOSITORY } from "../support/generated.js";
-import { spawnCli, waitFor } from "../support/guard.js";
+import { spawnCli, tempDir, waitFor, writeFile } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 
 const PETSTORE = join(REPOSITORY, "examples/petstore.openapi.yaml");
@@ -67,6 +68,38 @@ describe("--state", () => {
     expect(stderr).toContain("WARNING --state-fallback memory");
     expect(stderr).toContain("count per replica");
     expect(stderr).not.toContain("hunter2");
+  });
+
+  it("without --state-secret, a console (its approval queue) stops serve, saying what needs the secret", async () => {
+    const args = ["serve", PETSTORE, "--transport", "http", "--port", "0", "--console"];
+    const result = await runCli([...args, "--console-token-env", "CONSOLE_TOKEN", "--state", server.url], {
+      env: { CONSOLE_TOKEN: "console-admin-token-0123456789abcdef" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "\nopenapi-mcp: not starting: --state is Redis, and the console's approval queue (its entries and decisions are sealed with the secret) can be shared there only with --state-secret (MCP_STATE_SECRET), which is not set. Give every replica the same secret (make one with: openssl rand -base64 32)\n",
+    );
+    expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it("without --state-secret, profiles' per-caller budgets stop serve, naming the profile", async () => {
+    const temp = tempDir();
+    try {
+      const config = writeFile(temp.dir, "settings.json", {
+        profiles: { team: { match: { token: "alice" }, rateLimits: { calls: { requests: 5, windowSeconds: 60 } } } },
+      });
+      const args = ["serve", PETSTORE, "--transport", "http", "--port", "0", "--auth-token-env", "MCP_TOKENS"];
+      const result = await runCli([...args, "--config", config, "--state", server.url], {
+        env: { MCP_TOKENS: "alice=alice-token-0123456789abcdef0123456789" },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `not starting: --state is Redis, and the per-caller budgets of profile team in ${config} (their keys name callers by a digest keyed with the secret) can be shared there only with --state-secret (MCP_STATE_SECRET)`,
+      );
+      expect(result.stderr).not.toMatch(STACK_LINE);
+    } finally {
+      temp.remove();
+    }
   });
 
   it("a reachable Redis serves", async () => {

@@ -17,6 +17,8 @@ import { json, Upstream } from "../support/upstream.js";
 
 const PETSTORE = join(ROOT, "examples/petstore.openapi.yaml");
 const CANARY = "canary-key-shared-approvals-5f2c";
+/** Every replica's: the queue's entries and decisions are sealed with it (without one, serve refuses a console). */
+const STATE_SECRET = "state-secret-of-the-approval-replicas-0123";
 
 let redis: RedisServer;
 let upstream: Upstream;
@@ -42,7 +44,7 @@ beforeAll(async () => {
     startConsoleServer({
       sources: [PETSTORE],
       args: ["--base-url", upstream.url, "--config", config, "--state", redis.url],
-      env: { API_KEY_API_KEY: CANARY },
+      env: { API_KEY_API_KEY: CANARY, MCP_STATE_SECRET: STATE_SECRET },
     });
   [a, b] = [await replica(), await replica()];
   client = new Client({ name: "cannot-ask", version: "1.0.0" });

@@ -1,14 +1,15 @@
 // The file-backed store of users' tokens: encrypted at rest (no token in the file), private, surviving a restart (a
-// new store on the same file), keys rotated without losing an entry, and a damaged file or a missing key reported
-// by name with nothing lost.
+// new store on the same file), keys rotated without losing an entry, a damaged file or a missing key reported by
+// name with nothing lost, and entry ids that are keyed digests (a file of the version before is read and moved).
 
-import { randomBytes } from "node:crypto";
+import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileTokenStore } from "../../src/runtime/file-token-store.js";
 import { readTokenKeys } from "../../src/runtime/token-keys.js";
+import { unkeyedDigests } from "../support/redis-dump.js";
 
 const keyText = () => randomBytes(32).toString("base64");
 const ALICE = { principal: "alice", scheme: "github" };
@@ -52,14 +53,42 @@ describe("file token store", () => {
     expect(await newOnly.get(BOB)).toEqual(tokens("bob"));
   });
 
-  it("names the variable when an entry's key is gone, and keeps that entry through other writes", async () => {
+  it("finds no entry whose key is gone (its id is keyed by it), and keeps that entry through other writes", async () => {
     const file = fresh();
     const [oldKey, newKey] = [keyText(), keyText()];
     await storeAt(file, oldKey).put({ ...ALICE, tokens: tokens("alice") });
     const lost = storeAt(file, newKey);
-    await expect(lost.get(ALICE)).rejects.toThrow(/does not decrypt with the keys in OPENAPI_MCP_TOKEN_KEY/);
+    // Without the key nobody can tell whose an entry is: alice is asked to sign in again, and gets no tokens.
+    expect(await lost.get(ALICE)).toBeUndefined();
+    expect(await lost.list("alice")).toEqual([]);
     await lost.put({ ...BOB, tokens: tokens("bob") });
     expect(await storeAt(file, `${newKey},${oldKey}`).get(ALICE)).toEqual(tokens("alice"));
+  });
+
+  it("names entries by keyed digests, and moves a file of the version before (unkeyed digests) at its next write", async () => {
+    const file = fresh();
+    const key = keyText();
+    const digests = unkeyedDigests(["alice", "github", "bob"]);
+    await storeAt(file, key).put({ ...BOB, tokens: tokens("bob") });
+    expect(digests.filter((form) => readFileSync(file, "utf8").includes(form))).toEqual([]);
+    // Alice's entry as the version before wrote it: under an unkeyed SHA-256 of principal and scheme.
+    const [encryption] = readTokenKeys({ value: key, purpose: "the test" });
+    const id = createHash("sha256")
+      .update(JSON.stringify(["openapi-mcp user token", "alice", "github"]))
+      .digest("base64url");
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", encryption!.key, iv);
+    cipher.setAAD(Buffer.from(id));
+    const plain = Buffer.from(JSON.stringify({ ...ALICE, tokens: tokens("alice") }));
+    const data = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]).toString("base64");
+    const entries = { [id]: { key: encryption!.id, iv: iv.toString("base64"), data } };
+    writeFileSync(file, JSON.stringify({ format: "openapi-mcp user tokens 1", entries }));
+    const store = storeAt(file, key);
+    expect(await store.get(ALICE)).toEqual(tokens("alice"));
+    await store.put({ ...BOB, tokens: tokens("bob") });
+    expect(digests.filter((form) => readFileSync(file, "utf8").includes(form))).toEqual([]);
+    expect(await store.get(ALICE)).toEqual(tokens("alice"));
+    expect(await store.get(BOB)).toEqual(tokens("bob"));
   });
 
   it("refuses a damaged file by name and never writes over it", async () => {

@@ -1,7 +1,8 @@
 // Signing in across replicas that share Redis (--state): a user signs in through replica A (the provider on
 // loopback redirects to A's callback, as a browser would) and calls through replica B with that sign-in, without
 // being asked again; each replica has its own state directory, as on two machines. Everything in Redis is then read
-// back (SCAN, TYPE, GET/HGETALL/ZRANGE): no access or refresh token, principal or scheme name in clear. Redis
+// back (SCAN, TYPE, GET/HGETALL/ZRANGE): no access or refresh token, principal or scheme name in clear, nor any
+// unkeyed digest of alice's principal (`static:alice.principal`) a guess could be checked against. Redis
 // stopped: the signed-in call ends with a clear result and sends nothing; Redis back: it goes out again.
 
 import { randomBytes } from "node:crypto";
@@ -17,7 +18,7 @@ import { connectRedis } from "../../src/runtime/state/redis.js";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { forbiddenForms, leaksIn, textOf } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
-import { dumpRedis } from "../support/redis-dump.js";
+import { dumpRedis, unkeyedDigests } from "../support/redis-dump.js";
 import { json, Upstream } from "../support/upstream.js";
 import { CLIENT_ID, CLIENT_SECRET, follow, type SignInProvider, startSignInProvider } from "./sign-in-provider.js";
 
@@ -148,9 +149,10 @@ describe("replicas sharing Redis", () => {
     expect(await replayed.text()).toMatch(/was used already/);
 
     const dump = await dumpRedis(redis.url);
-    expect(dump).toContain("openapi-mcp:tokens:");
+    expect(dump).toContain("openapi-mcp:user-tokens:");
     const forms = forbiddenForms([access!, provider.issued.refresh[0]!, ALICE, PRINCIPAL, SCHEME]);
     expect(leaksIn(dump, forms)).toEqual([]);
+    expect(leaksIn(dump, unkeyedDigests([`static:${PRINCIPAL}`, SCHEME]))).toEqual([]);
     expect(leaksIn(dump, [KEY, Buffer.from(KEY, "base64").toString("hex")])).toEqual([]);
   });
 

@@ -5,20 +5,23 @@
 // waiting replica reads every POLL_MS (a decision reaches the call within that, plus a round trip). The waiting
 // replica's own end (timeout, cancellation) claims the same key, so of a decision and an end exactly one counts.
 // Fail closed: while Redis is lost a call still waits here and times out as in memory, nothing sent; a decision
-// that cannot be written is refused with a clear error, and nothing is decided.
+// that cannot be written is refused with a clear error, and nothing is decided. Entries and decisions are sealed
+// and bound to their keys (approval-records.ts): a value this replica did not seal approves nothing and shows nothing.
 
 import { randomUUID } from "node:crypto";
 import type { ApprovalOutcome, ApprovalQueue, QueuedApproval } from "../approval-queue.js";
 import type { ApprovalRequest } from "../types.js";
+import { APPROVALS_KEY, ApprovalRecords } from "./approval-records.js";
 import type { RedisConnection } from "./redis.js";
+import type { Sealer } from "./sealed.js";
 
-export const APPROVALS_KEY = "openapi-mcp:approvals";
-const ENTRY_PREFIX = "openapi-mcp:approval:";
-const DECISION_PREFIX = "openapi-mcp:approval-decision:";
+export { APPROVALS_KEY };
 /** How often the waiting replica looks for its calls' decisions: the latency a console decision adds. */
 export const POLL_MS = 200;
 /** A decision outlives its call by this long, so the waiting replica reads it even when its poll runs late. */
 const DECISION_KEPT_MS = 60_000;
+/** The page lists at most this many waiting calls (those expiring first): the list in Redis is anyone's to grow. */
+export const MAX_LISTED = 1_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // KEYS: entry, decision, queue. ARGV: entry, expiresAt, id. Not after the call's end (its decision key is claimed).
@@ -41,14 +44,17 @@ interface Waiting {
 
 export class RedisApprovalQueue implements ApprovalQueue {
   private readonly redis: RedisConnection;
+  private readonly records: ApprovalRecords;
   private readonly log: (line: string) => void;
   private readonly waiting = new Map<string, Waiting>();
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private unreachable = false;
 
-  constructor({ redis, log }: { redis: RedisConnection; log: (line: string) => void }) {
+  /** `sealer` seals entries and decisions: every replica needs the same --state-secret. */
+  constructor({ redis, sealer, log }: { redis: RedisConnection; sealer: Sealer; log: (line: string) => void }) {
     this.redis = redis;
+    this.records = new ApprovalRecords({ sealer, log });
     this.log = log;
   }
 
@@ -100,20 +106,37 @@ export class RedisApprovalQueue implements ApprovalQueue {
   async pending(): Promise<QueuedApproval[]> {
     const now = String(Date.now());
     await this.redis.sendCommand(["ZREMRANGEBYSCORE", APPROVALS_KEY, "-inf", now]);
-    const ids = (await this.redis.sendCommand(["ZRANGEBYSCORE", APPROVALS_KEY, now, "+inf"])) as string[];
+    const listed = (await this.redis.sendCommand([
+      "ZRANGEBYSCORE",
+      APPROVALS_KEY,
+      now,
+      "+inf",
+      "LIMIT",
+      "0",
+      String(MAX_LISTED),
+    ])) as string[];
+    const ids = listed.filter((id) => ApprovalRecords.isId(id));
+    if (ids.length < listed.length) this.records.ignore(APPROVALS_KEY);
     if (ids.length === 0) return [];
-    const entries = (await this.redis.sendCommand(["MGET", ...ids.map((id) => ENTRY_PREFIX + id)])) as Array<
+    const entries = (await this.redis.sendCommand(["MGET", ...ids.map((id) => this.records.entryKey(id))])) as Array<
       string | null
     >;
-    return entries
-      .flatMap((text) => (text === null ? [] : [JSON.parse(text) as QueuedApproval]))
+    return ids
+      .flatMap((id, index) => {
+        const entry = this.records.openEntry({ id, sealed: entries[index] ?? null });
+        return entry ? [entry] : [];
+      })
       .sort((a, b) => a.askedAt - b.askedAt);
   }
 
   async decide({ id, approve, by }: { id: string; approve: boolean; by: string }): Promise<"decided" | "gone"> {
-    const decision = JSON.stringify({ answer: approve ? "accept" : "decline", by });
+    if (!ApprovalRecords.isId(id)) return "gone";
+    // Only a call the page could show (its entry sealed by a replica) is decided; a forged one is not waiting.
+    const sealed = await this.redis.sendCommand(["GET", this.records.entryKey(id)]);
+    if (!this.records.openEntry({ id, sealed: typeof sealed === "string" ? sealed : null })) return "gone";
+    const decision = this.records.sealDecision({ id, decision: { answer: approve ? "accept" : "decline", by } });
     const kept = String(Date.now() + DECISION_KEPT_MS);
-    const reply = await this.redis.sendCommand(["EVAL", DECIDE, ...keys(id), decision, kept, id]);
+    const reply = await this.redis.sendCommand(["EVAL", DECIDE, ...this.records.keys(id), decision, kept, id]);
     return reply === 1 ? "decided" : "gone";
   }
 
@@ -137,10 +160,10 @@ export class RedisApprovalQueue implements ApprovalQueue {
       if (listed.length === 0) return;
       const replies = (await this.redis.sendCommand([
         "MGET",
-        ...listed.map(({ entry }) => DECISION_PREFIX + entry.id),
+        ...listed.map(({ entry }) => this.records.decisionKey(entry.id)),
       ])) as Array<string | null>;
       listed.forEach((waiting, index) => {
-        const decided = outcomeOf(replies[index] ?? null);
+        const decided = this.records.openDecision({ id: waiting.entry.id, sealed: replies[index] ?? null });
         if (decided) waiting.settle(decided);
       });
       this.reachable();
@@ -153,8 +176,8 @@ export class RedisApprovalQueue implements ApprovalQueue {
 
   private async publish(waiting: Waiting): Promise<void> {
     const { entry } = waiting;
-    const args = [JSON.stringify(entry), String(Math.max(entry.expiresAt, Date.now() + 1)), entry.id];
-    await this.redis.sendCommand(["EVAL", PUBLISH, ...keys(entry.id), ...args]);
+    const args = [this.records.sealEntry(entry), String(Math.max(entry.expiresAt, Date.now() + 1)), entry.id];
+    await this.redis.sendCommand(["EVAL", PUBLISH, ...this.records.keys(entry.id), ...args]);
     waiting.published = true;
   }
 
@@ -162,15 +185,10 @@ export class RedisApprovalQueue implements ApprovalQueue {
   private async withdraw(entry: QueuedApproval): Promise<ApprovalOutcome | undefined> {
     const kept = String(Date.now() + DECISION_KEPT_MS);
     try {
-      const reply = await this.redis.sendCommand([
-        "EVAL",
-        WITHDRAW,
-        ...keys(entry.id),
-        '{"answer":"ended"}',
-        kept,
-        entry.id,
-      ]);
-      return outcomeOf(typeof reply === "string" ? reply : null);
+      const { id } = entry;
+      const ended = this.records.sealDecision({ id, decision: { answer: "ended" } });
+      const reply = await this.redis.sendCommand(["EVAL", WITHDRAW, ...this.records.keys(id), ended, kept, id]);
+      return this.records.openDecision({ id, sealed: typeof reply === "string" ? reply : null });
     } catch (error) {
       this.lost(error);
       return undefined;
@@ -189,20 +207,4 @@ export class RedisApprovalQueue implements ApprovalQueue {
     if (this.unreachable) this.log("approvals: the shared queue in Redis is reachable again");
     this.unreachable = false;
   }
-}
-
-function keys(id: string): string[] {
-  return ["3", ENTRY_PREFIX + id, DECISION_PREFIX + id, APPROVALS_KEY];
-}
-
-/** A decision as written by `decide`: only an exact `accept` sends the call; anything else is a no. */
-function outcomeOf(text: string | null): ApprovalOutcome | undefined {
-  if (text === null) return undefined;
-  let parsed: { answer?: unknown; by?: unknown } = {};
-  try {
-    parsed = JSON.parse(text) as typeof parsed;
-  } catch {}
-  if (parsed.answer === "ended") return undefined;
-  const by = typeof parsed.by === "string" ? { by: parsed.by } : {};
-  return { answer: parsed.answer === "accept" ? "accept" : "decline", ...by };
 }

@@ -2,11 +2,14 @@
 // One server-side script checks every key and records the request in all of them or in none; Redis runs scripts
 // one at a time, so no two replicas can both take the last place. Times come from the Redis server's clock (TIME),
 // not from the replicas', whose clocks may disagree. Each key is a sorted set of admitted request times (µs), with
-// an expiry of one window so that idle keys vanish.
+// an expiry of one window so that idle keys vanish. A key naming a caller (a profile's budget) is a keyed digest
+// (HMAC under a key derived from --state-secret: sealed.ts), so Redis shows no principal, nor a digest of one that a
+// guess could be checked against; without a secret such a key is refused (serve refuses at start).
 
 import { createHash, randomUUID } from "node:crypto";
 import { type Acquired, checkLimit, type Limiter, type RateLimitKey } from "../rate-limit.js";
 import type { RedisConnection } from "./redis.js";
+import type { Sealer } from "./sealed.js";
 
 export const RATE_LIMIT_PREFIX = "openapi-mcp:rl:";
 
@@ -44,11 +47,15 @@ return {1}
 const SHA = createHash("sha1").update(SCRIPT).digest("hex");
 
 export const UNAVAILABLE = "the shared rate limit cannot be checked (Redis unreachable)";
+const UNNAMED =
+  "this caller's budget cannot be counted in the shared state: its key would name the caller in Redis, and there is no --state-secret (MCP_STATE_SECRET) to name it by a keyed digest";
 
 export class RedisRateLimiter implements Limiter {
   private readonly redis: RedisConnection;
   private readonly failOpen: boolean;
   private readonly log: (line: string) => void;
+  /** Names keys that name a caller; absent without a state secret. */
+  private readonly names: Sealer | undefined;
   /** Unique per request: replica + counter (a sorted set keeps one entry per member). */
   private readonly replica = randomUUID();
   private counter = 0;
@@ -58,10 +65,12 @@ export class RedisRateLimiter implements Limiter {
     redis,
     failOpen = false,
     log,
-  }: { redis: RedisConnection; failOpen?: boolean; log: (line: string) => void }) {
+    names,
+  }: { redis: RedisConnection; failOpen?: boolean; log: (line: string) => void; names?: Sealer }) {
     this.redis = redis;
     this.failOpen = failOpen;
     this.log = log;
+    this.names = names;
   }
 
   /** As `RateLimiter.tryAcquire`; `now` (ms) replaces the Redis server's clock, for tests that replay arrivals. */
@@ -73,12 +82,18 @@ export class RedisRateLimiter implements Limiter {
     }
     if (distinct.size === 0) return { ok: true };
     const names = [...distinct.keys()];
+    const redisKeys: string[] = [];
+    for (const { key, namesCaller } of distinct.values()) {
+      if (!namesCaller) redisKeys.push(RATE_LIMIT_PREFIX + key);
+      else if (this.names) redisKeys.push(this.names.name({ prefix: `${RATE_LIMIT_PREFIX}caller:`, parts: key }));
+      else return { ok: false, unavailable: UNNAMED };
+    }
     const args = [`${this.replica}:${this.counter++}`, now === undefined ? "" : String(Math.round(now * 1000))];
     for (const { limit } of distinct.values())
       args.push(String(limit.requests), String(Math.round(limit.windowSeconds * 1e6)));
     let reply: unknown;
     try {
-      reply = await this.run([...names.map((name) => RATE_LIMIT_PREFIX + name)], args);
+      reply = await this.run(redisKeys, args);
     } catch (error) {
       if (!this.failOpen) return { ok: false, unavailable: UNAVAILABLE };
       if (!this.warned)

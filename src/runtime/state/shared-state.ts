@@ -2,7 +2,9 @@
 // once at start: an unreachable Redis stops the start with a clear error, unless `--state-fallback memory` says to
 // run alone (with a warning: limits then count per replica). Beside the rate limiter, on the same connection: used
 // approval and sign-in states, users' tokens, the OAuth client-credentials cache and exchanged tokens (all sealed),
-// and the console's approval queue (redis-approvals.ts).
+// and the console's approval queue (redis-approvals.ts). What --state-secret seals or names (the token caches, the
+// approval queue, keys naming callers) is kept in Redis only with one: without it, the caches are per replica, the
+// approval queue is absent (serve refuses a console: state-secret-needed.ts) and caller budgets are refused.
 
 import { UserError } from "../../catalog/errors.js";
 import type { ApprovalQueue } from "../approval-queue.js";
@@ -29,7 +31,10 @@ export interface StateOptions {
   stateFallback?: "memory";
   /** While Redis is lost: refuse rate-limited calls (closed, default) or send them unchecked (open, warns). */
   stateFail?: "closed" | "open";
-  /** --state-secret's values: with Redis, they seal the shared OAuth token cache; none keeps it per replica. */
+  /**
+   * --state-secret's values: with Redis, they seal the shared token caches and approval queue and name callers'
+   * budget keys; none keeps the caches per replica and shares no approval queue or caller budget.
+   */
   stateSecrets?: string[];
   /** For the shared token cache's own requests, as the engine's provider has them. */
   allowInsecureHttp?: boolean;
@@ -53,6 +58,8 @@ export interface SharedState {
   approvals?: ApprovalQueue;
   /** The connection, for the stores that follow; absent for memory. */
   redis?: RedisConnection;
+  /** True for Redis without --state-secret: nothing needing a seal or a keyed name can be shared. */
+  secretless?: boolean;
   close(): Promise<void>;
 }
 
@@ -88,20 +95,26 @@ export async function openSharedState({
   }
   if (stateFail === "open")
     log("WARNING --state-fail open: while Redis is unreachable, rate-limited calls are sent without the shared limit");
-  const approvals = new RedisApprovalQueue({ redis, log });
+  const secrets = checkedSecrets({ secrets: stateSecrets, source: SOURCE });
+  const sealer = (purpose: string) => new Sealer({ secrets, purpose, source: SOURCE });
+  const approvals =
+    secrets.length > 0 ? new RedisApprovalQueue({ redis, sealer: sealer("approval queue"), log }) : undefined;
+  const callerNames = secrets.length > 0 ? { names: sealer("rate limit names") } : {};
   return {
-    limiter: new RedisRateLimiter({ redis, failOpen: stateFail === "open", log }),
+    limiter: new RedisRateLimiter({ redis, failOpen: stateFail === "open", log, ...callerNames }),
     ...sharedTokens({ redis, stateSecrets, clientCredentials, log, ...defined({ allowInsecureHttp, timeoutMs }) }),
     usedNonces: new RedisUsedNonces({ redis }),
     tokenStore: (keys) => new RedisTokenStore({ redis, keys }),
-    approvals,
+    ...(approvals ? { approvals } : { secretless: true }),
     redis,
     close: () => {
-      approvals.close();
+      approvals?.close();
       return redis.close();
     },
   };
 }
+
+const SOURCE = "--state-secret (MCP_STATE_SECRET)";
 
 /** Tokens are kept in Redis only sealed, so only with a state secret; without one, each replica keeps its own. */
 function sharedTokens({
@@ -118,7 +131,7 @@ function sharedTokens({
   allowInsecureHttp?: boolean;
   timeoutMs?: number;
 }): { tokens?: TokenSource; exchanges?: SharedExchanges } {
-  const source = "--state-secret (MCP_STATE_SECRET)";
+  const source = SOURCE;
   if (checkedSecrets({ secrets: stateSecrets, source }).length === 0) {
     if (clientCredentials)
       log(
