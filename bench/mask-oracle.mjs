@@ -58,10 +58,14 @@ async function startUpstream() {
 }
 
 async function startServer({ definition }) {
-  const child = spawn(process.execPath, [resolve(options.cli), "serve", definition, "--transport", "http", "--port", "0"], {
-    env: { ...process.env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [resolve(options.cli), "serve", definition, "--transport", "http", "--port", "0"],
+    {
+      env: { ...process.env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const port = await new Promise((done, fail) => {
     let stderr = "";
     child.stderr.on("data", (chunk) => {

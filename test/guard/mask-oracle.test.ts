@@ -94,7 +94,12 @@ beforeAll(async () => {
       ],
     }),
   );
-  ({ engine, catalog } = await setUpEngine(manifest, { env: {}, cache: false, log: () => {}, maxResponseBytes: LIMIT }));
+  ({ engine, catalog } = await setUpEngine(manifest, {
+    env: {},
+    cache: false,
+    log: () => {},
+    maxResponseBytes: LIMIT,
+  }));
   direct = await connectProvider(engine);
 });
 
@@ -123,7 +128,9 @@ async function sweep({
   shape: (piece: string, cutAfter: number) => Record<string, string>;
 }): Promise<{ compared: number; differing: string[] }> {
   const cases = forms.flatMap((form) =>
-    pieceLengths({ form: RIGHT_FORMS[form]!, lessLast: LESS_LAST[form]! }).flatMap((length) => ALIGNMENTS.map((alignment) => ({ form, length, alignment }))),
+    pieceLengths({ form: RIGHT_FORMS[form]!, lessLast: LESS_LAST[form]! }).flatMap((length) =>
+      ALIGNMENTS.map((alignment) => ({ form, length, alignment })),
+    ),
   );
   const differing: string[] = [];
   for (let i = 0; i < cases.length; i += 4) {

@@ -14,7 +14,7 @@ export function keyForms(key: string): Record<string, string> {
     "lower case": key.toLowerCase(),
     "upper case": key.toUpperCase(),
     hex: bytes.toString("hex"),
-    "HEX": bytes.toString("hex").toUpperCase(),
+    HEX: bytes.toString("hex").toUpperCase(),
     "percent-escaped": [...bytes].map((b) => `%${b.toString(16).toUpperCase()}`).join(""),
     "JSON \\u-escaped": [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
     "HTML hex references": [...key].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(""),
