@@ -34,6 +34,15 @@ const LIMIT = 2_048;
 /** Where the cut falls against the end of the guess: inside it, at its end, one character past it. */
 const ALIGNMENTS = [-1, 0, 1];
 
+/** An action GET /<prefix>/<name> taking `q` and `charset`. */
+const action = (name: string, prefix: string) => ({
+  name,
+  description: `${name} at ${prefix}.`,
+  method: "GET",
+  path: `/${prefix}/${name}`,
+  inputSchema: { type: "object", properties: { q: { type: "string" }, charset: { type: "string" } } },
+});
+
 let api: Upstream;
 let temp: ReturnType<typeof tempDir>;
 let manifest: string;
@@ -61,13 +70,6 @@ beforeAll(async () => {
     let value = String(recorded.headers["x-api-key"]);
     for (let i = 0; i < 4; i++) value = [...Buffer.from(value)].map((b) => `%${b.toString(16)}`).join("");
     res.writeHead(200, { "content-type": "text/plain" }).end(value);
-  });
-  const action = (name: string, prefix: string) => ({
-    name,
-    description: `${name} at ${prefix}.`,
-    method: "GET",
-    path: `/${prefix}/${name}`,
-    inputSchema: { type: "object", properties: { q: { type: "string" }, charset: { type: "string" } } },
   });
   const keyed = join(temp.dir, "keyed.actions.json");
   writeFileSync(
@@ -300,6 +302,42 @@ describe("another profile's `${file:}` key", () => {
       for (const client of clients) await client.close();
       await running.close();
       vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe("text cut with nothing after it", () => {
+  it("a token endpoint's answer cut at its 64 KiB bound is not read: no piece of an echoed client secret shows", async () => {
+    const clientSecret = "Zq8Nf3Lr7Kx2Wp5T";
+    // Form-encoded, as older servers answer, 64 KiB of padding and the secret echoed across the bound.
+    const head = "&error=invalid_client&error_description=";
+    api.on("POST", "/token", ({ res }) => {
+      const body = `pad=${"p".repeat(64 * 1024 - "pad=".length - head.length - 8)}${head}${clientSecret}&x=1`;
+      res.writeHead(400, { "content-type": "application/x-www-form-urlencoded" }).end(body);
+    });
+    const definition = join(temp.dir, "oauth.actions.json");
+    writeFileSync(
+      definition,
+      JSON.stringify({
+        name: "oauth",
+        baseUrl: api.url,
+        auth: {
+          type: "oauth2",
+          tokenUrl: `${api.url}/token`,
+          clientId: "client-1",
+          clientSecret: "${OAUTH_CLIENT_SECRET}",
+        },
+        actions: [action("echo", "k")],
+      }),
+    );
+    const setup = await setUpEngine(definition, { env: { OAUTH_CLIENT_SECRET: clientSecret }, cache: false, log: () => {} });
+    const client = await connectProvider(setup.engine);
+    try {
+      const text = textOf(await client.client.callTool({ name: "echo", arguments: { q: "x" } }));
+      expect(text).toContain("HTTP 400");
+      expect(text).not.toContain(clientSecret.slice(0, 4));
+    } finally {
+      await client.close();
     }
   });
 });
