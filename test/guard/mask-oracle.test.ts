@@ -330,7 +330,11 @@ describe("text cut with nothing after it", () => {
         actions: [action("echo", "k")],
       }),
     );
-    const setup = await setUpEngine(definition, { env: { OAUTH_CLIENT_SECRET: clientSecret }, cache: false, log: () => {} });
+    const setup = await setUpEngine(definition, {
+      env: { OAUTH_CLIENT_SECRET: clientSecret },
+      cache: false,
+      log: () => {},
+    });
     const client = await connectProvider(setup.engine);
     try {
       const text = textOf(await client.client.callTool({ name: "echo", arguments: { q: "x" } }));
