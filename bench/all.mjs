@@ -16,6 +16,7 @@ const BENCHES = [
   "sessions",
   "slow-bodies",
   "attacks",
+  "mask-oracle",
   "inflight",
   "code-mode",
   "sandbox",

@@ -9,8 +9,8 @@
 import { argumentDigest } from "./canonical-json.js";
 import type { ApiAnswer } from "./sandbox/run-script.js";
 
-/** A call a stopped run made, by its place in the run's order of calls. */
-export type KeptCall = { tool: string; digest: string; answer: ApiAnswer };
+/** A call a stopped run made, by its place in the run's order of calls, with the secrets its request carried. */
+export type KeptCall = { tool: string; digest: string; answer: ApiAnswer; carried: readonly string[] };
 
 /** A run stopped for approval: its calls' answers by their place (calls still in flight add theirs when they end). */
 export interface StoppedRun {

@@ -16,6 +16,7 @@ import {
   scriptOf,
   scriptOrigin,
 } from "./code-execute.js";
+import { ScriptSecrets } from "./code-secrets.js";
 import { codeTools, DESCRIBE_TOOLS } from "./code-tools.js";
 import { DynamicProvider, SEARCH_TOOLS } from "./dynamic.js";
 import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
@@ -71,12 +72,11 @@ export class CodeProvider implements ToolProvider {
     const routed = this.route(name, args);
     if ("result" in routed) return routed.result;
     const script = scriptOrigin(routed.code);
+    const secrets = new ScriptSecrets();
+    const scripted = { ...context, script, carried: carriedTo(secrets.add, context) };
     const relay: Relay = async ({ tool, args }) =>
-      answerOf({
-        result: await this.options.engine.callTool(tool, args, { ...context, script }),
-        tool: this.visible.get(tool),
-      });
-    return outcomeResult(await this.execute({ code: routed.code, relay, context }));
+      answerOf({ result: await this.options.engine.callTool(tool, args, scripted), tool: this.visible.get(tool) });
+    return outcomeResult(secrets.masked(await this.execute({ code: routed.code, relay, context })));
   }
 
   /** As callTool, except that a script's call needing approval stops the run and hands out what to ask. */
@@ -84,6 +84,7 @@ export class CodeProvider implements ToolProvider {
     const routed = this.route(name, args);
     if ("result" in routed) return routed;
     const script = scriptOrigin(routed.code);
+    const secrets = new ScriptSecrets();
     const stop = new AbortController();
     const calls: Array<KeptCall | undefined> = [];
     let asked: BegunCall | undefined;
@@ -92,12 +93,15 @@ export class CodeProvider implements ToolProvider {
       // Once a question is out the run is ending: a script that caught the refusal sends nothing more.
       if (asked) return { ok: false, message: WAITING };
       begunCalls++;
+      // Kept with the answer: a resumed run that answers from it masks with them too.
+      const carried: string[] = [];
       const begun = await this.options.engine.beginCall({
         name: tool,
         args,
         ...(principal !== undefined ? { principal } : {}),
-        context: { ...context, script },
+        context: { ...context, script, carried: carriedTo((values) => carried.push(...values), context) },
       });
+      secrets.add(carried);
       if ("approval" in begun) {
         if (asked) return { ok: false, message: WAITING };
         const run = { principal: principal ?? null, script: script.digest, calls, waiting: index, begun: begunCalls };
@@ -106,11 +110,11 @@ export class CodeProvider implements ToolProvider {
         return { ok: false, message: WAITING };
       }
       const answer = answerOf({ result: begun.result, tool: this.visible.get(tool) });
-      calls[index] = { ...callKey({ tool, args }), answer };
+      calls[index] = { ...callKey({ tool, args }), answer, carried };
       return answer;
     };
     const outcome = await this.execute({ code: routed.code, relay, context, stop: stop.signal });
-    return asked ?? { result: outcomeResult(outcome) };
+    return asked ?? { result: outcomeResult(secrets.masked(outcome)) };
   }
 
   /** The script again with the person's answer: earlier calls answered as before, the approved one resumed. */
@@ -121,12 +125,16 @@ export class CodeProvider implements ToolProvider {
     const taken = this.stopped.take({ state, principal: principal ?? null, script: script.digest });
     if ("refused" in taken) return errorResult(taken.refused);
     const { engineState, calls, waiting } = taken;
-    const scripted = { ...context, script };
+    const secrets = new ScriptSecrets();
+    const scripted = { ...context, script, carried: carriedTo(secrets.add, context) };
     const relay: Relay = async ({ tool, args, index }) => {
       const known = calls[index];
       if (known) {
         const again = callKey({ tool, args });
-        if (again.tool === known.tool && again.digest === known.digest) return known.answer;
+        if (again.tool === known.tool && again.digest === known.digest) {
+          secrets.add(known.carried);
+          return known.answer;
+        }
         return {
           ok: false,
           message: `This call (${tool}) is not the one the script made here before approval was asked (${known.tool}): a resumed script must make the same calls. Nothing was sent.`,
@@ -145,7 +153,7 @@ export class CodeProvider implements ToolProvider {
           : await this.options.engine.callTool(tool, args, scripted);
       return answerOf({ result, tool: this.visible.get(tool) });
     };
-    return outcomeResult(await this.execute({ code: routed.code, relay, context }));
+    return outcomeResult(secrets.masked(await this.execute({ code: routed.code, relay, context })));
   }
 
   /** The script run in the sandbox, each api call numbered in the order the script made it. */
@@ -206,4 +214,15 @@ export class CodeProvider implements ToolProvider {
     const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `'${n}'`).join(", ")}?` : "";
     return `There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.${hint} Use ${SEARCH_TOOLS} to find tools by what they do. Nothing was sent.`;
   }
+}
+
+/** Each call's secrets to the run's collection, and on to whoever asked for them of the execute itself. */
+function carriedTo(
+  collect: (secrets: readonly string[]) => void,
+  context: CallContext,
+): (secrets: readonly string[]) => void {
+  return (secrets) => {
+    collect(secrets);
+    context.carried?.(secrets);
+  };
 }

@@ -334,13 +334,17 @@ export class Engine implements ToolProvider {
       });
       const traced = withTrace(applied.request, context.trace);
       const references = [...new Set([...(applied.references ?? []), ...(expanded?.references ?? [])])];
+      // A call's mask list is what this call could carry: its scheme's values in every form, their token-request
+      // secrets, the static-header values it expands, and the values its own `${file:}`/`${cmd:}` references gave
+      // lately (one rotated away may still be in flight). Not what other tools use: an API can only echo what it
+      // was sent, and masking another tool's key here would let this caller test guesses at that key.
+      const secrets = [...applied.secrets, ...(expanded?.values ?? []), ...secretSources.recentValues(references)];
+      context.carried?.(secrets);
       return {
         tool,
         ...applied,
         ...traced,
-        // Values taken from the environment into static headers are treated as secrets too, and so is every value
-        // a secret reference gave lately: a rotated one may still be in flight in another call.
-        secrets: [...applied.secrets, ...(expanded?.values ?? []), ...secretSources.known()],
+        secrets,
         ...(references.length > 0 ? { references } : {}),
       };
     } catch (error) {

@@ -1,7 +1,9 @@
 // An upstream response as the model may see it: its body masked as bytes (whatever charset they are in) and, where
 // the charset could hide a form from that (UTF-16 and the like), as the text it decodes to; only then cut to the
-// limit. The body was read past the limit by the longest form of a secret, so one that straddles the limit is
-// masked whole; what is left of a form at the cut is dropped.
+// limit. The body was read past the limit by 16 times the longest secret (the lookahead), so a form that straddles
+// the limit is seen and masked whole; the cut itself is at the limit whatever ends there. Past limit + lookahead
+// nothing was read: that margin is what a form across the limit has to be complete in, and its size depends on the
+// secrets' lengths alone, never on what the body holds.
 
 import { mediaTypeParameters } from "../catalog/media-type.js";
 import type { UpstreamResponse } from "./http.js";

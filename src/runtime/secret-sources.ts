@@ -1,6 +1,7 @@
 // Where `${file:…}` and `${cmd:…}` references are resolved, one per engine: files read again when they change,
 // commands run again when their value's TTL is out or the API refused it. It remembers the last few values of each
-// reference, so a value rotated away while a call still carried it is masked in every call's output.
+// reference, so a value rotated away while a call still carried it is masked in the output of every call that uses
+// that reference.
 
 import { UserError } from "../catalog/errors.js";
 import { type SecretCommand, SecretCommands } from "./secret-commands.js";
@@ -65,9 +66,9 @@ export class SecretSources {
     for (const command of commands) this.commands.forget(command);
   }
 
-  /** Every value the references gave lately: masked in every call's output. */
-  known(): string[] {
-    return [...this.recent.values()].flat();
+  /** The values these references gave lately (the current one and those rotated away), to mask. */
+  recentValues(references: readonly string[]): string[] {
+    return references.flatMap((reference) => this.recent.get(reference as SecretReference) ?? []);
   }
 
   /**

@@ -1,11 +1,15 @@
 // Secrets never appear in what the model or the operator sees: every credential value in use is masked wherever it
 // shows, in every equivalent form (any case; percent-, form-, JSON- and HTML-escaped, in layers; hex; base64 and
 // base64url at any alignment; UTF-16 in bytes), in response bodies before anything reads them (as bytes and as the
-// text they decode to), and in every string and key of a result. Masking comes before any cut, and a cut drops a
-// trailing piece of a secret it would otherwise end on.
+// text they decode to), and in every string and key of a result.
+//
+// What a caller sees never depends on whether a guess matches part of a secret: only a complete form is masked, and
+// it is looked for in all the text there is (past a cut too), then the text is cut where lengths alone say. A `****`
+// of ours across the cut may move it, since it stands for a complete form; a piece of a form never does. (Dropping a
+// trailing piece at a cut told the caller, a guess placed there at a time, whether the guess began the secret.)
 
 import { type Forms, latin1Forms, MIN_SECRET_CHARS, textForms } from "./secret-forms.js";
-import { ESCAPE_START, Layer, TRAILING_ESCAPE } from "./unescape.js";
+import { ESCAPE_START, Layer } from "./unescape.js";
 
 export { MIN_SECRET_CHARS };
 export const MASK = "****";
@@ -56,13 +60,13 @@ export class Masker {
   }
 
   /**
-   * The first `chars` characters of `text`, masked: a form that begins before the cut is masked whole (so `text`
-   * should run on past it by `lookaheadBytes`), and a trailing piece of a form the cut still leaves is dropped.
+   * The first `chars` characters of `text`, masked. Forms are looked for in all of `text` (which should run on past
+   * the cut by `lookaheadBytes`), so one that begins before the cut is masked whole, and the rest is cut at `chars`,
+   * whatever it ends with.
    */
   maskedPrefix({ text, chars }: { text: string; chars: number }): string {
-    if (text.length < this.shortest && chars >= text.length) return text;
-    const spans = find(text, this.forText);
-    const kept = keep(spans, chars);
+    if (text.length < this.shortest) return chars >= text.length ? text : text.slice(0, chars);
+    const kept = keep(find(text, this.forText), chars);
     let masked = "";
     let from = 0;
     for (let i = 0; i < kept.length; i += 2) {
@@ -70,7 +74,7 @@ export class Masker {
       from = kept[i + 1]!;
     }
     if (from < chars) masked += text.slice(from, chars);
-    return chars < text.length ? this.dropPartial(masked) : masked;
+    return masked;
   }
 
   /** Bytes with every form replaced, whatever charset they are in: for bodies, before they are parsed. */
@@ -80,7 +84,7 @@ export class Masker {
 
   /** `maskedPrefix` for bytes: at most `length` of them, a form that begins before the cut masked whole. */
   maskedBytePrefix({ bytes, length }: { bytes: Buffer; length: number }): Buffer {
-    if (bytes.length < this.shortest && length >= bytes.length) return bytes;
+    if (bytes.length < this.shortest) return length >= bytes.length ? bytes : bytes.subarray(0, length);
     const kept = keep(find(bytes.toString("latin1"), this.forBytes), length);
     const parts: Buffer[] = [];
     let from = 0;
@@ -89,9 +93,7 @@ export class Masker {
       from = kept[i + 1]!;
     }
     if (from < length) parts.push(bytes.subarray(from, length));
-    const masked = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    if (length >= bytes.length) return masked;
-    return masked.subarray(0, this.partialStart({ text: masked.toString("latin1"), forms: this.forBytes }));
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
   /** A copy of a JSON value with every string, and every object key, masked. */
@@ -107,30 +109,24 @@ export class Masker {
     return walk(value) as T;
   }
 
-  /** Masked text cut to at most `maxChars` (masked first, then cut), no piece of a secret left; `cut` says if it was. */
+  /** Masked text cut to at most `maxChars` (masked first, then cut); `cut` says if it was. */
   clip(text: string, maxChars: number): { text: string; cut: boolean } {
-    const masked = this.maskText(text);
-    if (masked.length <= maxChars) return { text: masked, cut: false };
-    // Not inside a mask either: `secret=**…` would look like a piece of the value.
-    let end = maxChars;
-    for (let at = Math.max(0, maxChars - MASK.length + 1); at < maxChars; at++) {
-      if (masked.startsWith(MASK, at)) {
-        end = at;
-        break;
-      }
+    const spans = text.length < this.shortest ? [] : find(text, this.forText);
+    let masked = "";
+    let from = 0;
+    /** Where each mask of ours begins in `masked`. */
+    const masks: number[] = [];
+    for (let i = 0; i < spans.length; i += 2) {
+      masked += text.slice(from, spans[i]);
+      masks.push(masked.length);
+      masked += MASK;
+      from = spans[i + 1]!;
     }
-    return { text: this.dropPartial(masked.slice(0, end)), cut: true };
-  }
-
-  /** A cut text without a trailing piece of a form of a secret (pieces under MIN_SECRET_CHARS characters stay). */
-  dropPartial(text: string): string {
-    return this.active ? text.slice(0, this.partialStart({ text, forms: this.forText })) : text;
-  }
-
-  /** Only the end of a long text can hold a trailing piece: the rest is not decoded again. */
-  private partialStart({ text, forms }: { text: string; forms: Forms }): number {
-    const from = Math.max(0, text.length - this.lookaheadBytes);
-    return from + partialStart(text.slice(from), forms);
+    masked += text.slice(from);
+    if (masked.length <= maxChars) return { text: masked, cut: false };
+    // Not inside a mask of ours either (`secret=**…` would look like a piece of the value): it goes whole.
+    const across = masks.find((at) => at < maxChars && at + MASK.length > maxChars);
+    return { text: masked.slice(0, across ?? maxChars), cut: true };
   }
 }
 
@@ -154,7 +150,7 @@ export function maskBytes(bytes: Buffer, secrets: readonly string[]): Buffer {
   return new Masker(secrets).maskBytes(bytes);
 }
 
-/** The one way to shorten a message that may carry a secret: masked first, then cut (marked `…`), no piece left. */
+/** The one way to shorten a message that may carry a secret: masked first, then cut (marked `…`). */
 export function maskClipped({
   text,
   secrets,
@@ -212,40 +208,4 @@ function find(text: string, forms: Forms): number[] {
     else spans.push(from, to);
   }
   return spans;
-}
-
-/**
- * Where a trailing piece of a form begins in a cut `text` (its length when there is none): the longest start of any
- * form, of at least MIN_SECRET_CHARS characters, that the text (or a layer of it) ends with, or ends with but for an
- * escape cut short. Shorter pieces stay, as shorter values are not masked at all: the cut of ordinary text is kept.
- */
-function partialStart(text: string, forms: Forms): number {
-  let cut = text.length;
-  for (const { view, start } of layers(text, forms.escapes)) {
-    const lowered = forms.fold(view);
-    const cutShort = TRAILING_ESCAPE.exec(view);
-    const ends = cutShort && cutShort[0].length > 0 ? [view.length, cutShort.index] : [view.length];
-    for (const endAt of ends) {
-      let from = endAt;
-      for (const [haystack, needles] of [
-        [lowered, forms.anyCase],
-        [view, forms.exact],
-      ] as const) {
-        for (const needle of needles) {
-          for (
-            let length = Math.min(needle.length - 1, endAt);
-            length >= MIN_SECRET_CHARS && endAt - length < from;
-            length--
-          ) {
-            if (haystack.startsWith(needle.slice(0, length), endAt - length)) {
-              from = endAt - length;
-              break;
-            }
-          }
-        }
-      }
-      if (from < endAt) cut = Math.min(cut, start(from));
-    }
-  }
-  return cut;
 }

@@ -81,7 +81,10 @@ export async function postTokenForm({
       retryDelaysMs: [],
     },
   );
-  return { status: response.status, body: parseBody(response.body, response.headers["content-type"]) };
+  // An answer past the bound is not read at all: a form-encoded one cut there would give a cut token, or an
+  // error_description ending in whatever piece of an echoed secret the cut left (a JSON one fails to parse anyway).
+  const body = response.truncated ? undefined : parseBody(response.body, response.headers["content-type"]);
+  return { status: response.status, body };
 }
 
 export function parseBody(body: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {

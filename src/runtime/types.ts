@@ -79,6 +79,11 @@ export interface CallContext {
   trace?: IncomingTrace;
   /** Set when the call comes from a code mode script (`execute`): named on the call's audit line. */
   script?: ScriptOrigin;
+  /**
+   * Told the secret values the call's request carries, once its credentials are applied (again for a retry): code
+   * mode masks what a script shows with those of its own calls.
+   */
+  carried?: (secrets: readonly string[]) => void;
 }
 
 /** The code mode tool a call came from and a short digest of the script that made it. */

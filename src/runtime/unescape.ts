@@ -5,9 +5,6 @@
 
 /** Where an escape begins: a text without any of these has nothing to undo. */
 export const ESCAPE_START = /[%\\&]/;
-/** An escape cut short at the end of a text. */
-export const TRAILING_ESCAPE =
-  /(?:%[0-9a-f]?|\\(?:u[0-9a-f]{0,3}|x[0-9a-f]?)?|&(?:#x?0*[0-9a-f]{0,7}|[a-z][a-z0-9]{0,31})?)$/i;
 
 const SHORT: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "0": "\0" };
 

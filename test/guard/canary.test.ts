@@ -414,7 +414,7 @@ describe("masking that neither a cut nor another encoding beats", () => {
     expect(unmasked).toEqual([]);
   });
 
-  it("a cut at --max-response-bytes never falls inside a secret: masked first, then cut, a trailing piece dropped", async () => {
+  it("a cut at --max-response-bytes never falls inside a secret: read past the limit, masked whole, then cut", async () => {
     const found: Record<string, string[]> = {};
     const sweeps: Array<[string, string]> = [
       ["text", "as is"],
