@@ -118,3 +118,29 @@ export function readBody({
     req.once("close", () => settle({ aborted: true }));
   });
 }
+
+/**
+ * How a refused body is answered, at `/mcp` and at a mount alike: 413, or 503 with Retry-After (by then every body
+ * now arriving is complete or timed out); either closes the connection, since the rest of the body is left unread.
+ */
+export function bodyRefusal({
+  read,
+  limit,
+  limits,
+}: {
+  read: { tooLarge: true } | { overBudget: string };
+  limit: number;
+  limits: Required<RequestLimits>;
+}): { status: number; message: string; headers: Record<string, string> } {
+  if ("tooLarge" in read)
+    return {
+      status: 413,
+      message: `Payload Too Large: Request body must not exceed ${limit} bytes`,
+      headers: { connection: "close" },
+    };
+  return {
+    status: 503,
+    message: `Server busy: too many request bodies arriving (${read.overBudget}); retry later`,
+    headers: { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) },
+  };
+}
