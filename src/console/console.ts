@@ -3,9 +3,9 @@
 // a session cookie; every POST after it needs that cookie, the session's CSRF token in a header and a same-origin
 // request. Pages are registered here and in ui/app.js (page.ts says what one is).
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { messageOf } from "../catalog/errors.js";
-import type { HttpMount, MountRequest, ReadBody } from "../runtime/http-route.js";
+import type { HttpMount, MountRequest } from "../runtime/http-route.js";
 import { type Admin, ConsoleAdmins } from "./admins.js";
 import { ConsoleAssets } from "./assets.js";
 import type { ConsolePage, ConsoleView } from "./page.js";
@@ -29,7 +29,6 @@ export interface ConsoleOptions {
   secure: boolean;
   /** Every configured secret, masked in every answer whatever a page put in it. */
   secrets: () => readonly string[];
-  log: (line: string) => void;
 }
 
 const SHELL = `<!doctype html>
@@ -86,7 +85,7 @@ export class Console implements HttpMount {
     path: string;
     query: URLSearchParams;
   }): Promise<void> {
-    const { req, res, readBody } = request;
+    const { req, res } = request;
     const post = req.method === "POST";
     if (!post && req.method !== "GET") return this.json(res, 405, { error: "Method not allowed" });
     // A page of another site may send a POST with the admin's cookie (SameSite aside); it cannot say it is this site.
@@ -96,7 +95,6 @@ export class Console implements HttpMount {
         request,
         admins: this.admins,
         sessions: this.sessions,
-        log: this.options.log,
         answer: ({ status, json, headers }) => this.json(res, status, json, headers),
       });
     const session = this.sessions.find(req);
@@ -110,13 +108,11 @@ export class Console implements HttpMount {
     const page = this.options.pages.find((p) => p.name === name);
     const handler = post ? page?.post : page?.get;
     if (!page || !handler) return this.json(res, 404, { error: "Not found" });
-    await this.answer({ req, res, readBody, page, post, handler, path: rest, query, admin: session.admin });
+    await this.answer({ request, page, post, handler, path: rest, query, admin: session.admin });
   }
 
   private async answer({
-    req,
-    res,
-    readBody,
+    request: { req, res, readBody, log },
     page,
     post,
     handler,
@@ -124,9 +120,7 @@ export class Console implements HttpMount {
     query,
     admin,
   }: {
-    req: IncomingMessage;
-    res: ServerResponse;
-    readBody: ReadBody;
+    request: MountRequest;
     page: ConsolePage;
     post: boolean;
     handler: NonNullable<ConsolePage["get"]>;
@@ -149,7 +143,7 @@ export class Console implements HttpMount {
       const answer = await handler.call(page, { path, query, body: body.json, admin, view, signal: aborted.signal });
       this.json(res, answer.status ?? 200, answer.json);
     } catch (error) {
-      this.options.log(`console: ${page.name} failed: ${messageOf(error)}`);
+      log(`console: ${page.name} failed: ${messageOf(error)}`);
       this.json(res, 500, { error: `This request could not be completed: ${messageOf(error)}` });
     } finally {
       this.open.delete(aborted);

@@ -15,16 +15,14 @@ import type { ConsoleSession, ConsoleSessions } from "./sessions.js";
 export const MAX_LOGIN_BODY_BYTES = 16 * 1024;
 
 export async function logIn({
-  request: { req, verifyBearer, readBody },
+  request: { req, verifyBearer, readBody, log },
   admins,
   sessions,
-  log,
   answer,
 }: {
   request: MountRequest;
   admins: ConsoleAdmins;
   sessions: ConsoleSessions;
-  log: (line: string) => void;
   answer: (answer: { status: number; json: unknown; headers?: Record<string, string> }) => void;
 }): Promise<void> {
   // Not logged in yet, the sender has no name: its address holds the share (behind a proxy, the proxy's).

@@ -46,6 +46,8 @@ export interface MountRequest {
   verifyBearer: VerifyBearer;
   /** The only way a mount reads a body: within the server's bounds, as the MCP endpoint's are. */
   readBody: ReadBody;
+  /** The server's log, bounded: lines cut at a length, `refused: …` lines summarised past the first few a minute. */
+  log: (line: string) => void;
 }
 
 /**

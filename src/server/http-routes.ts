@@ -139,7 +139,7 @@ export class HttpRoutes {
       return verdict.ok ? callerOf({ req, principal: verdict.principal, token: verdict.token }) : undefined;
     };
     const body: ReadBody = ({ limit, owner }) => this.body({ req, limit, owner });
-    await mount.handle({ req, res, verifyBearer, readBody: body });
+    await mount.handle({ req, res, verifyBearer, readBody: body, log: this.parts.log });
   }
 
   /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */
