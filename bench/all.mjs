@@ -15,6 +15,7 @@ const BENCHES = [
   "tokens",
   "sessions",
   "slow-bodies",
+  "console-floods",
   "attacks",
   "mask-oracle",
   "inflight",

@@ -237,7 +237,6 @@ async function serveEngine({
       settings,
       approvals: setup.approvals,
       activity,
-      log,
       authoring: await authoring({
         ...(watched ? { registry: watched.registry } : {}),
         engineFor: (draft) =>
@@ -305,7 +304,6 @@ async function consoleMounts({
   env,
   settings,
   approvals,
-  log,
   activity,
   authoring,
 }: {
@@ -315,7 +313,6 @@ async function consoleMounts({
   env: EngineSetup["env"];
   settings: EngineSetup["settings"];
   approvals: EngineSetup["approvals"];
-  log: (line: string) => void;
   /** Where the engine's audit lines go besides --audit-log: the console's Activity log, set here. */
   activity: { log?: AuditLog };
   authoring: Authoring;
@@ -334,7 +331,6 @@ async function consoleMounts({
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     oauth: options.auth?.type === "oauth",
     host: options.host ?? DEFAULT_HOST,
-    log,
   });
   return [mount];
 }

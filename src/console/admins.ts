@@ -15,6 +15,11 @@ export interface Admin {
   /** `admin` for the admin token; the OAuth principal otherwise. */
   who: string;
   how: "token" | "oauth";
+  /**
+   * When the access token an OAuth admin logged in with expires (ms since the epoch): their session ends then at the
+   * latest, and they log in again with a new token, whose scope or role is checked anew.
+   */
+  until?: number;
 }
 
 export class ConsoleAdmins {
@@ -39,7 +44,10 @@ export class ConsoleAdmins {
     if (this.digest && timingSafeEqual(sha256(token), this.digest)) return { who: "admin", how: "token" };
     if (!this.options.oauth || token.length === 0) return undefined;
     const caller = await verifyBearer(token);
-    return caller && isAdmin(caller.claims) ? { who: caller.principal, how: "oauth" } : undefined;
+    if (!caller || !isAdmin(caller.claims)) return undefined;
+    // The endpoint requires `exp`; one passed within its clock leeway opens no session (it would already be over).
+    const until = Number(caller.claims.exp) * 1000;
+    return until > Date.now() ? { who: caller.principal, how: "oauth", until } : undefined;
   }
 }
 

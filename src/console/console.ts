@@ -3,16 +3,19 @@
 // a session cookie; every POST after it needs that cookie, the session's CSRF token in a header and a same-origin
 // request. Pages are registered here and in ui/app.js (page.ts says what one is).
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { messageOf } from "../catalog/errors.js";
-import type { HttpMount, VerifyBearer } from "../runtime/http-route.js";
+import type { HttpMount, MountRequest } from "../runtime/http-route.js";
 import { type Admin, ConsoleAdmins } from "./admins.js";
 import { ConsoleAssets } from "./assets.js";
 import type { ConsolePage, ConsoleView } from "./page.js";
+import { logIn, sessionJson } from "./login.js";
 import { readJson, sameOrigin, sendJson, sendText } from "./replies.js";
-import { type ConsoleSession, ConsoleSessions } from "./sessions.js";
+import { ConsoleSessions } from "./sessions.js";
 
 export const CONSOLE_PATH = "/console";
+/** The API's POST bodies (a definition typed on the Author page, a call's arguments), read only for an admin. */
+const MAX_API_BODY_BYTES = 1024 * 1024;
 
 export interface ConsoleOptions {
   /** The engine and catalog served now (a registry may swap them). */
@@ -26,7 +29,6 @@ export interface ConsoleOptions {
   secure: boolean;
   /** Every configured secret, masked in every answer whatever a page put in it. */
   secrets: () => readonly string[];
-  log: (line: string) => void;
 }
 
 const SHELL = `<!doctype html>
@@ -60,12 +62,12 @@ export class Console implements HttpMount {
     this.sessions = new ConsoleSessions({ secure: options.secure, path: CONSOLE_PATH });
   }
 
-  async handle({ req, res, verifyBearer }: { req: IncomingMessage; res: ServerResponse; verifyBearer: VerifyBearer }) {
+  async handle(request: MountRequest) {
+    const { req, res } = request;
     const url = new URL(req.url ?? "/", "http://console.invalid");
     const path = url.pathname.slice(CONSOLE_PATH.length);
     const method = req.method ?? "GET";
-    if (path.startsWith("/api/"))
-      return this.api({ req, res, path: path.slice(5), query: url.searchParams, verifyBearer });
+    if (path.startsWith("/api/")) return this.api({ request, path: path.slice(5), query: url.searchParams });
     if (method !== "GET" && method !== "HEAD") return this.json(res, 405, { error: "Method not allowed" });
     if (path === "") return void res.writeHead(308, { location: `${CONSOLE_PATH}/` }).end();
     if (path === "/") return sendText({ res, status: 200, type: "text/html; charset=utf-8", text: SHELL });
@@ -75,23 +77,26 @@ export class Console implements HttpMount {
   }
 
   private async api({
-    req,
-    res,
+    request,
     path,
     query,
-    verifyBearer,
   }: {
-    req: IncomingMessage;
-    res: ServerResponse;
+    request: MountRequest;
     path: string;
     query: URLSearchParams;
-    verifyBearer: VerifyBearer;
   }): Promise<void> {
+    const { req, res } = request;
     const post = req.method === "POST";
     if (!post && req.method !== "GET") return this.json(res, 405, { error: "Method not allowed" });
     // A page of another site may send a POST with the admin's cookie (SameSite aside); it cannot say it is this site.
     if (post && !sameOrigin(req)) return this.json(res, 403, { error: "Refused: a cross-site request." });
-    if (path === "login" && post) return this.login({ req, res, verifyBearer });
+    if (path === "login" && post)
+      return logIn({
+        request,
+        admins: this.admins,
+        sessions: this.sessions,
+        answer: ({ status, json, headers }) => this.json(res, status, json, headers),
+      });
     const session = this.sessions.find(req);
     if (!session) return this.json(res, 401, { error: "Log in to the console first." });
     if (post && !this.sessions.csrfHolds(req, session))
@@ -103,12 +108,11 @@ export class Console implements HttpMount {
     const page = this.options.pages.find((p) => p.name === name);
     const handler = post ? page?.post : page?.get;
     if (!page || !handler) return this.json(res, 404, { error: "Not found" });
-    await this.answer({ req, res, page, post, handler, path: rest, query, admin: session.admin });
+    await this.answer({ request, page, post, handler, path: rest, query, admin: session.admin });
   }
 
   private async answer({
-    req,
-    res,
+    request: { req, res, readBody, log },
     page,
     post,
     handler,
@@ -116,8 +120,7 @@ export class Console implements HttpMount {
     query,
     admin,
   }: {
-    req: IncomingMessage;
-    res: ServerResponse;
+    request: MountRequest;
     page: ConsolePage;
     post: boolean;
     handler: NonNullable<ConsolePage["get"]>;
@@ -125,8 +128,12 @@ export class Console implements HttpMount {
     query: URLSearchParams;
     admin: Admin;
   }): Promise<void> {
-    const body = post ? await readJson(req) : { json: undefined };
-    if (!body) return this.json(res, 400, { error: "Send a JSON body (application/json, at most 1 MiB)." });
+    // An OAuth admin's bodies count with the bodies their access token sends to `/mcp`.
+    const owner = admin.how === "oauth" ? admin.who : `console:${admin.who}`;
+    const body = post ? await readJson({ req, readBody, limit: MAX_API_BODY_BYTES, owner }) : { json: undefined };
+    if ("aborted" in body) return;
+    if ("refused" in body)
+      return this.json(res, body.refused.status, { error: body.refused.error }, body.refused.headers);
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());
     if (this.closed) aborted.abort();
@@ -136,7 +143,7 @@ export class Console implements HttpMount {
       const answer = await handler.call(page, { path, query, body: body.json, admin, view, signal: aborted.signal });
       this.json(res, answer.status ?? 200, answer.json);
     } catch (error) {
-      this.options.log(`console: ${page.name} failed: ${messageOf(error)}`);
+      log(`console: ${page.name} failed: ${messageOf(error)}`);
       this.json(res, 500, { error: `This request could not be completed: ${messageOf(error)}` });
     } finally {
       this.open.delete(aborted);
@@ -149,44 +156,9 @@ export class Console implements HttpMount {
     for (const request of this.open) request.abort();
   }
 
-  private async login({
-    req,
-    res,
-    verifyBearer,
-  }: {
-    req: IncomingMessage;
-    res: ServerResponse;
-    verifyBearer: VerifyBearer;
-  }) {
-    const body = await readJson(req);
-    const token = (body?.json as { token?: unknown } | undefined)?.token;
-    const admin =
-      typeof token === "string"
-        ? await this.admins.admit({
-            token,
-            // The endpoint's verifier reads the Authorization header: the token given is checked as if sent there.
-            verifyBearer: (given) => {
-              req.headers.authorization = `Bearer ${given}`;
-              return verifyBearer();
-            },
-          })
-        : undefined;
-    if (!admin) {
-      this.options.log("console: refused a login (not the admin token, nor an admin's access token)");
-      return this.json(res, 401, { error: "That is not the console's admin token." });
-    }
-    const { session, cookie } = this.sessions.start(admin);
-    this.options.log(`console: ${admin.who} logged in`);
-    this.json(res, 200, sessionJson(session), { "set-cookie": cookie });
-  }
-
   private json(res: ServerResponse, status: number, json: unknown, headers: Record<string, string> = {}): void {
     sendJson({ res, status, json, secrets: this.options.secrets(), headers });
   }
-}
-
-function sessionJson(session: ConsoleSession): { who: string; csrf: string } {
-  return { who: session.admin.who, csrf: session.csrf };
 }
 
 function safeDecode(part: string): string {

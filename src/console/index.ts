@@ -35,7 +35,6 @@ export interface ConsoleSetup {
   oauth: boolean;
   /** The address served: cookies are Secure unless it is loopback. */
   host: string;
-  log: (line: string) => void;
   /** The engine's audit lines, kept for the Activity page (the engine writes them there as to --audit-log). */
   activity: ActivityLog;
   /** The Author page's validator, draft engine and registry (publishing needs `--registry`). */
@@ -49,7 +48,6 @@ export function consoleMount({
   tokenEnv,
   oauth,
   host,
-  log,
   activity,
   authoring,
 }: ConsoleSetup): HttpMount {
@@ -81,6 +79,5 @@ export function consoleMount({
     secure: !isLoopbackHost(host),
     // The admin token too: it is a secret like any credential.
     secrets: () => [...secretsOf(view().catalog, env), ...(adminToken !== undefined ? [adminToken] : [])],
-    log,
   });
 }

@@ -3,6 +3,7 @@
 // (the engine's masking), whatever a page handler put in it; and the same-origin test for requests that change things.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ReadBody } from "../runtime/http-route.js";
 import { maskValue } from "../runtime/secrets.js";
 
 export const CONTENT_SECURITY_POLICY = [
@@ -24,9 +25,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
 };
-
-/** Bodies the console reads: arguments for a call, a token at login. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export function sendJson({
   res,
@@ -84,19 +82,40 @@ export function sameOrigin(req: IncomingMessage): boolean {
   }
 }
 
-/** A JSON body, bounded; undefined when it is not JSON, too large, or not sent as application/json. */
-export async function readJson(req: IncomingMessage): Promise<{ json: unknown } | undefined> {
-  if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
+/** A JSON body, or how to refuse it (`error` and the headers to answer with), or nobody to answer. */
+export type JsonBody =
+  | { json: unknown }
+  | { refused: { status: number; error: string; headers: Record<string, string> } }
+  | { aborted: true };
+
+/**
+ * A JSON body sent as application/json, read by the server within `limit` bytes and its budget of bodies arriving
+ * (counted as `owner`'s share), under its request timeout: nothing of it is read past any of them.
+ */
+export async function readJson({
+  req,
+  readBody,
+  limit,
+  owner,
+}: {
+  req: IncomingMessage;
+  readBody: ReadBody;
+  limit: number;
+  owner: string;
+}): Promise<JsonBody> {
+  const notJson = `Send a JSON body (application/json, at most ${limit} bytes).`;
+  // Not read at all: the connection is closed rather than left to carry the unread rest.
+  if (!/^application\/json\b/i.test(req.headers["content-type"] ?? ""))
+    return { refused: { status: 400, error: notJson, headers: { connection: "close" } } };
+  const body = await readBody({ limit, owner });
+  if ("aborted" in body) return body;
+  if ("refused" in body) {
+    const { status, message, headers } = body.refused;
+    return { refused: { status, error: message, headers } };
   }
   try {
-    return { json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+    return { json: JSON.parse(body.text) as unknown };
   } catch {
-    return undefined;
+    return { refused: { status: 400, error: notJson, headers: {} } };
   }
 }

@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import type { Admin } from "./admins.js";
 
 export const CSRF_HEADER = "x-console-csrf";
-/** Sessions last a working day; then the admin logs in again. */
+/** Sessions last a working day, an OAuth admin's no longer than their access token; then the admin logs in again. */
 const SESSION_MS = 8 * 60 * 60 * 1000;
 /** More sessions than admins will ever open; past it the oldest ends (a login loop cannot fill the memory). */
 const MAX_SESSIONS = 1_000;
@@ -29,10 +29,13 @@ export class ConsoleSessions {
   }
 
   start(admin: Admin): { session: ConsoleSession; cookie: string } {
-    const session = { id: token(), admin, csrf: token(), expires: Date.now() + SESSION_MS };
+    const now = Date.now();
+    const expires = Math.min(now + SESSION_MS, admin.until ?? Number.POSITIVE_INFINITY);
+    const session = { id: token(), admin, csrf: token(), expires };
     if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     this.sessions.set(session.id, session);
-    return { session, cookie: this.cookie(session.id, SESSION_MS / 1000) };
+    // The browser forgets the cookie no later than the server the session.
+    return { session, cookie: this.cookie(session.id, Math.max(1, Math.floor((expires - now) / 1000))) };
   }
 
   /** The request's session, when its cookie names a live one. */

@@ -22,6 +22,34 @@ export interface HttpRoute {
  */
 export type VerifyBearer = () => Promise<Caller | undefined>;
 
+/** A request body read within the server's bounds (a mount's, as the MCP endpoint's). */
+export type RequestBody =
+  | { text: string }
+  /**
+   * Refused before it was all read (longer than the limit, or past the server's budget of bodies arriving): answer
+   * `status` with `headers`, which close the connection (the rest of the body is left unread).
+   */
+  | { refused: { status: number; message: string; headers: Record<string, string> } }
+  /** The client went away first, or the server's request timeout ended it (Node answered 408): nobody to answer. */
+  | { aborted: true };
+
+/**
+ * Reads the request's body, at most `limit` bytes, its bytes counted while they arrive against the server's budget
+ * of bodies arriving, all callers together and `owner`'s share (a principal, an admin, an address).
+ */
+export type ReadBody = (request: { limit: number; owner: string }) => Promise<RequestBody>;
+
+/** A request to a mount, with what the server lends it. */
+export interface MountRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  verifyBearer: VerifyBearer;
+  /** The only way a mount reads a body: within the server's bounds, as the MCP endpoint's are. */
+  readBody: ReadBody;
+  /** The server's log, bounded: lines cut at a length, `refused: …` lines summarised past the first few a minute. */
+  log: (line: string) => void;
+}
+
 /**
  * A part of the HTTP server with pages and an API of its own under one path prefix (the console, src/console): it
  * answers every request under `prefix` itself, with its own authentication, after the server's Host check.
@@ -29,7 +57,7 @@ export type VerifyBearer = () => Promise<Caller | undefined>;
 export interface HttpMount {
   /** e.g. `/console`: the mount answers this path and every path below it. */
   prefix: string;
-  handle(request: { req: IncomingMessage; res: ServerResponse; verifyBearer: VerifyBearer }): Promise<void>;
+  handle(request: MountRequest): Promise<void>;
   /**
    * The server is shutting down: end what is still open (a long poll) so the shutdown need not wait for it. Its
    * answers then go out, and the server closes the connections once they are idle.

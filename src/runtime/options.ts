@@ -489,7 +489,7 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
     value: "n",
     setting: "maxPendingBodyBytesPerPrincipal",
     default: DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL,
-    help: `${WITH_AUTH}the same per caller`,
+    help: `${HTTP}the same per caller: a verified principal, a console admin, a console login's address`,
   },
   {
     name: "max-in-flight",

@@ -1,7 +1,8 @@
 // Requests still arriving, bounded. A client that trickles a body holds the bytes received so far: without bounds,
 // 100 slow connections held 4 MiB each for 300 s (Node's default request timeout). Node's own headersTimeout and
 // requestTimeout bound the time (its server answers 408 and closes the connection); a budget bounds the bytes held
-// by bodies not yet complete, overall and per verified principal: the request whose bytes do not fit gets 503.
+// by bodies not yet complete, overall and per owner (a verified principal; at the console, an admin or the address
+// a login comes from): the request whose bytes do not fit gets 503. Every body any listener reads is read here.
 
 import type { IncomingMessage } from "node:http";
 import {
@@ -18,7 +19,7 @@ export interface RequestLimits {
   requestTimeoutMs?: number;
   /** Bytes of request bodies still arriving held at most, all callers together. Default 64 MiB. */
   maxPendingBodyBytes?: number;
-  /** The same per verified principal (endpoint auth only). Default 16 MiB. */
+  /** The same per owner: a verified principal, a console admin, a console login's address. Default 16 MiB. */
   maxPendingBodyBytesPerPrincipal?: number;
 }
 
@@ -38,7 +39,7 @@ export function timeoutOptions(limits: Required<RequestLimits>) {
   return { headersTimeout, requestTimeout: requestTimeoutMs, connectionsCheckingInterval };
 }
 
-/** Bytes held by bodies still arriving, overall and by principal. */
+/** Bytes held by bodies still arriving, overall and by owner. */
 export class BodyBudget {
   private total = 0;
   private readonly byOwner = new Map<string, number>();
@@ -117,4 +118,30 @@ export function readBody({
     // After `end`, or a refusal, this changes nothing. (An aborted request emits `error` only to listeners: none.)
     req.once("close", () => settle({ aborted: true }));
   });
+}
+
+/**
+ * How a refused body is answered, at `/mcp` and at a mount alike: 413, or 503 with Retry-After (by then every body
+ * now arriving is complete or timed out); either closes the connection, since the rest of the body is left unread.
+ */
+export function bodyRefusal({
+  read,
+  limit,
+  limits,
+}: {
+  read: { tooLarge: true } | { overBudget: string };
+  limit: number;
+  limits: Required<RequestLimits>;
+}): { status: number; message: string; headers: Record<string, string> } {
+  if ("tooLarge" in read)
+    return {
+      status: 413,
+      message: `Payload Too Large: Request body must not exceed ${limit} bytes`,
+      headers: { connection: "close" },
+    };
+  return {
+    status: 503,
+    message: `Server busy: too many request bodies arriving (${read.overBudget}); retry later`,
+    headers: { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) },
+  };
 }

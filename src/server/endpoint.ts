@@ -21,6 +21,7 @@ import type { Caller } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";
 import { createMcpServer, PROFILE_REFUSED, type ServerIdentity } from "./mcp.js";
+import { sdkErrorLine } from "./log-lines.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
 
@@ -87,7 +88,7 @@ export class McpEndpoint {
     const { log } = options;
     this.modern = createMcpHandler(() => this.server(), {
       legacy: "reject",
-      onerror: (error) => log(`mcp: ${error.message}`),
+      onerror: (error) => log(sdkErrorLine(error)),
     });
     // 2026-07-28 clients holding a subscriptions/listen stream are told when the registry publishes (the SDK's
     // listen router); 2025 sessions are told by their own Server (mcp.ts).
@@ -219,7 +220,7 @@ export class McpEndpoint {
       ...(onCancelled ? { onCancelled } : {}),
       ...(instructions ? { instructions } : {}),
     });
-    server.onerror = (error) => log(`mcp: ${error.message}`);
+    server.onerror = (error) => log(sdkErrorLine(error));
     return server;
   }
 }

@@ -5,10 +5,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJSONRPCRequest } from "@modelcontextprotocol/server";
 import { messageOf } from "../catalog/errors.js";
-import type { HttpMount, HttpRoute } from "../runtime/http-route.js";
+import type { HttpMount, HttpRoute, RequestBody, ReadBody } from "../runtime/http-route.js";
 import type { Caller } from "../runtime/types.js";
 import type { EndpointAuth } from "./auth.js";
-import { type BodyBudget, readBody, type RequestLimits } from "./bodies.js";
+import { type BodyBudget, bodyRefusal, readBody, type RequestLimits } from "./bodies.js";
 import { callerOf } from "./caller.js";
 import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";
 import type { RequestGuard } from "./guard.js";
@@ -138,7 +138,8 @@ export class HttpRoutes {
       const verdict = await auth.authenticate(req);
       return verdict.ok ? callerOf({ req, principal: verdict.principal, token: verdict.token }) : undefined;
     };
-    await mount.handle({ req, res, verifyBearer });
+    const body: ReadBody = ({ limit, owner }) => this.body({ req, limit, owner });
+    await mount.handle({ req, res, verifyBearer, readBody: body, log: this.parts.log });
   }
 
   /** False once a request from a host or origin this server does not answer is refused (DNS rebinding). */
@@ -171,26 +172,32 @@ export class HttpRoutes {
   }: Omit<EndpointRequest, "body" | "caller"> & { principal: string | undefined }): Promise<
     { json: unknown } | undefined
   > {
-    const { budget, limits, maxBodyBytes, log } = this.parts;
-    const read = await readBody({ req, limit: maxBodyBytes, budget, owner: principal });
+    const { maxBodyBytes } = this.parts;
+    const read = await this.body({ req, limit: maxBodyBytes, owner: principal });
     // Gone before its body came: nobody to answer (on a timeout Node answered 408).
     if ("aborted" in read) return undefined;
-    // Refused: the rest of the body is left unread, so this connection cannot carry another request.
-    if ("tooLarge" in read) {
-      const message = `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`;
-      return void sendRpcError({ res, status: 413, code: -32000, message, headers: { connection: "close" } });
-    }
-    if ("overBudget" in read) {
-      log(`refused: 503 a request body past ${read.overBudget}; connection closed`);
-      // By then every body now arriving is complete or timed out.
-      const headers = { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) };
-      const message = `Server busy: too many request bodies arriving (${read.overBudget}); retry later`;
-      return void sendRpcError({ res, status: 503, code: -32000, message, headers });
-    }
+    if ("refused" in read) return void sendRpcError({ res, code: -32000, ...read.refused });
     try {
       return { json: JSON.parse(read.text) as unknown };
     } catch {
       return void sendRpcError({ res, status: 400, code: -32700, message: "Parse error: Invalid JSON" });
     }
+  }
+
+  /** A body read within `limit` and the server's budget (its bytes held as `owner`'s), or how to refuse it. */
+  private async body({
+    req,
+    limit,
+    owner,
+  }: {
+    req: IncomingMessage;
+    limit: number;
+    owner: string | undefined;
+  }): Promise<RequestBody> {
+    const { budget, limits, log } = this.parts;
+    const read = await readBody({ req, limit, budget, owner });
+    if ("text" in read || "aborted" in read) return read;
+    if ("overBudget" in read) log(`refused: 503 a request body past ${read.overBudget}; connection closed`);
+    return { refused: bodyRefusal({ read, limit, limits }) };
   }
 }

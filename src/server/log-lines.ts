@@ -3,6 +3,8 @@
 // one per request turned away) are logged only the first few in a window, then counted and said in one summary
 // line (500 forged tokens wrote 500 lines).
 
+import { MissingRequiredClientCapabilityError, UnsupportedProtocolVersionError } from "@modelcontextprotocol/server";
+
 export interface LogLimits {
   /** Longer lines are cut here, saying how much was left out. Default 4,000 characters. */
   maxLineChars?: number;
@@ -67,4 +69,21 @@ export function boundedLog(write: (line: string) => void, limits: LogLimits = {}
     unlogged.set(status, (unlogged.get(status) ?? 0) + 1);
   };
   return Object.assign(log, { flush });
+}
+
+/**
+ * What the SDK refuses of a client's request (malformed, for an unknown session or request id, the wrong protocol
+ * era…): reported through `onerror`, one per request as a client pleases, so logged as refusals. Errors of its own
+ * stay plain lines.
+ */
+const CLIENT_FAULT =
+  /^(Bad Request|Conflict|Invalid Request|Not Acceptable|Unsupported Media Type|Method not allowed|Session not found|Invalid event ID|Rejected |Received a (response|progress notification) for an unknown|Unknown message type|Dropped inbound request|Era mismatch|requestState verification rejected|subscriptions\/listen refused)/;
+
+/** The log line for an error the SDK reports. */
+export function sdkErrorLine(error: Error): string {
+  const refused =
+    error instanceof UnsupportedProtocolVersionError ||
+    error instanceof MissingRequiredClientCapabilityError ||
+    CLIENT_FAULT.test(error.message);
+  return refused ? `refused: mcp: ${error.message}` : `mcp: ${error.message}`;
 }

@@ -3,7 +3,8 @@
 // An access token carrying `openapi-mcp:admin` (in scope, scp, roles or realm_access.roles) logs in, and a Try it
 // run is audited as `console:` and the principal an agent's call with that token is audited as; a valid token
 // without it, an expired one, one for another audience and forged ones are refused at the login form; and the API
-// answers nothing without the session a login gives, the admin's own access token sent as a bearer included.
+// answers nothing without the session a login gives, the admin's own access token sent as a bearer included; a
+// session ends when the token it was made from expires.
 
 import { join } from "node:path";
 import { generateKeyPair, type JWTPayload, UnsecuredJWT } from "jose";
@@ -159,6 +160,29 @@ describe("an OAuth admin at the console", () => {
     const response = await login(token);
     expect(response.status).toBe(401);
     expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("ends the session when the access token it was made from expires; a token past its exp opens none", {
+    timeout: 20_000,
+  }, async () => {
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const token = await auth.sign({ scope: ADMIN, exp });
+    const response = await login(token);
+    expect(response.status).toBe(200);
+    // The browser is told to forget the cookie by then too (it was kept 8 hours, whatever the token said).
+    const cookie = response.headers.get("set-cookie")!;
+    expect(Number(/Max-Age=(\d+)/.exec(cookie)?.[1])).toBeLessThanOrEqual(3);
+    const headers = { cookie: cookie.split(";")[0]! };
+    expect((await fetch(`${server.origin}/console/api/tools`, { headers })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 + 100 - Date.now()));
+    for (const path of ["session", "tools"])
+      expect((await fetch(`${server.origin}/console/api/${path}`, { headers })).status, path).toBe(401);
+    // The endpoint still takes the token within its 30 s of clock leeway; the console opens no session with it: the
+    // admin logs in with a new token, whose scope or role is checked anew.
+    expect(await mcpStatus(token)).toBe(200);
+    const again = await login(token);
+    expect(again.status).toBe(401);
+    expect(again.headers.get("set-cookie")).toBeNull();
   });
 
   it("answers nothing without a session: not to the admin's access token as a bearer, nor after logout", async () => {

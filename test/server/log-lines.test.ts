@@ -57,6 +57,28 @@ describe("the HTTP server's log", () => {
       /^refused: … 490 more refused in the last \d+ s \(401 × 490\), not logged one by one$/,
     );
   });
+
+  it("logs what the SDK refuses of a client's requests as refusals: 30 malformed bodies, 10 lines and a count", async () => {
+    const { handle, logs } = await serve();
+    const port = handle.port;
+    const opened = await raw({ port, headers: mcpHeaders(port), body: INITIALIZE });
+    const session = {
+      "mcp-session-id": opened.headers["mcp-session-id"] as string,
+      "mcp-protocol-version": "2025-06-18",
+    };
+    for (let i = 0; i < 15; i++) {
+      // Not a JSON-RPC message, and a response to a request never made: the SDK reports each through onerror.
+      const junk = await raw({ port, headers: mcpHeaders(port), body: JSON.stringify({ junk: i }) });
+      expect(junk.status).toBe(400);
+      const stray = JSON.stringify({ jsonrpc: "2.0", id: `never-asked-${i}`, result: {} });
+      expect((await raw({ port, headers: mcpHeaders(port, session), body: stray })).status).toBe(202);
+    }
+    const sdkLines = () => logs.filter((l) => /not a valid JSON-RPC message|unknown message ID/.test(l));
+    await vi.waitFor(() => expect(sdkLines()).toHaveLength(10));
+    expect(sdkLines().every((l) => l.startsWith("refused: mcp: "))).toBe(true);
+    await handle.close();
+    expect(logs.at(-1)).toMatch(/^refused: … 20 more refused in the last \d+ s \(other × 20\), not logged one by one$/);
+  });
 });
 
 describe("boundedLog", () => {

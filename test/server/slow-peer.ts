@@ -14,8 +14,13 @@ export interface Peer {
   answered: (ms?: number) => Promise<string>;
 }
 
-export async function peer(port: number): Promise<Peer> {
-  const socket = connect(port, "127.0.0.1");
+export function peer(port: number): Promise<Peer> {
+  return peerFrom({ port });
+}
+
+/** A raw connection from `localAddress` (another loopback address, 127.0.0.2 say: another client to the server). */
+export async function peerFrom({ port, localAddress }: { port: number; localAddress?: string }): Promise<Peer> {
+  const socket = connect({ port, host: "127.0.0.1", ...(localAddress ? { localAddress } : {}) });
   await new Promise((resolve) => socket.once("connect", resolve));
   let text = "";
   let ended = false;
