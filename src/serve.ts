@@ -349,7 +349,10 @@ async function authoring({
   registry?: Registry;
   engineFor: (catalog: Catalog) => Engine;
 }): Promise<Authoring> {
-  const drafts = registry ? registry.drafts() : new (await import("./registry/drafts.js")).Drafts({ load: () => ({}) });
+  // Without a registry a draft is still named as one would be (`<file>__<action>`), and reads no file at all.
+  const drafts = registry
+    ? registry.drafts()
+    : new (await import("./registry/drafts.js")).Drafts({ load: () => ({ namespaceEach: true, confined: {} }) });
   return {
     check: (draft) => drafts.check(draft),
     catalog: (draft) => drafts.catalog(draft),

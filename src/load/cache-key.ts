@@ -28,6 +28,7 @@ const SHAPING = {
   serverVariablePlaces: true,
   checkConformance: true,
   namespaceEach: true,
+  confined: true,
   env: false,
   progress: false,
 } satisfies Record<keyof LoadOptions, boolean>;

@@ -9,6 +9,7 @@ import { parseFilters } from "../catalog/filter.js";
 import type { InFlightLimits, RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import { authEntries } from "./auth.js";
+import { confinedProblem } from "./confined.js";
 import type { GivenAuth } from "./auth-sources.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
@@ -63,6 +64,13 @@ export async function addManifest({
         }),
       );
     else ids.set(entry.id.toLowerCase(), i);
+    const confined = options.confined && typeof entry.source === "string" ? options.confined : undefined;
+    const problem =
+      confined && confinedProblem({ target: locationOf({ origin, source: entry.source as string }), confined });
+    if (problem)
+      problems.push(
+        problemLine({ parsed, file, pointer: `/sources/${i}/source`, message: `'${entry.source}' ${problem}` }),
+      );
   });
   refuse({ problems, file, what: "manifest" });
   if (options.baseUrl) {
@@ -76,12 +84,7 @@ export async function addManifest({
   const env = options.env ?? process.env;
   for (const [i, entry] of entries.entries()) {
     const place = `${file}#/sources/${i}`;
-    // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
-    const location = origin.remote
-      ? new URL(entry.source, origin.location).href
-      : isUrl(entry.source)
-        ? entry.source
-        : resolve(dirname(origin.location), entry.source);
+    const location = locationOf({ origin, source: entry.source });
     const document = await readDocument({
       location,
       display: isUrl(location) ? location : relative(process.cwd(), location),
@@ -133,6 +136,12 @@ export async function addManifest({
       }),
     );
   }
+}
+
+/** Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file). */
+function locationOf({ origin, source }: { origin: SourceDocument["origin"]; source: string }): string {
+  if (origin.remote) return new URL(source, origin.location).href;
+  return isUrl(source) ? source : resolve(dirname(origin.location), source);
 }
 
 /** The source's auth entries: the manifest's, with what settings and the command line give. */

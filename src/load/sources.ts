@@ -8,6 +8,7 @@ import { addOpenApiSource } from "../catalog/openapi-tools.js";
 import { isObject } from "../catalog/pointer.js";
 import type { Diagnostic } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
+import type { Confinement } from "./confined.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
 import { type CatalogSource, documentText } from "./in-memory.js";
 import { locatePointers } from "./locate.js";
@@ -55,6 +56,12 @@ export interface LoadOptions {
    * source to the directory renames no tool of the first.
    */
   namespaceEach?: boolean;
+  /**
+   * A registry's sources and the console's drafts (written by console admins): files are read only inside the
+   * registry directory (none without one), never a URL, whatever `allowRefs` says; external `$ref`s and a
+   * manifest's sources alike (confined.ts).
+   */
+  confined?: Confinement;
 }
 
 /** Documents this large take a second or more: their loading is narrated. */
@@ -179,6 +186,7 @@ async function loadOpenApi({
     source: origin,
     ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}),
     ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    ...(options.confined ? { confined: options.confined } : {}),
   });
   const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
   const document = normalizeOpenApi({ root, file: origin.display, location: origin.location, serverVariables });

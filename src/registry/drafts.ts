@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { checkSource, loadFromBytes, refuseErrors } from "./load.js";
+import { checkSourceName } from "./source-name.js";
 import type { SourceError } from "./status.js";
 
 /** A source's text as an admin writes it, and the file name it would be published under. */
@@ -25,7 +26,7 @@ export class Drafts {
   ) {}
 
   /** Its errors, none when it may be published. */
-  check(draft: Draft): Promise<SourceError[]> {
+  async check(draft: Draft): Promise<SourceError[]> {
     return checkSource({ source: this.source(draft), options: this.options.load() });
   }
 
@@ -37,6 +38,7 @@ export class Drafts {
   }
 
   private source({ name, text }: Draft): { path: string; bytes: Buffer } {
+    checkSourceName({ name, doing: "check" });
     const { dir } = this.options;
     return { path: dir ? join(dir, name) : name, bytes: Buffer.from(text, "utf8") };
   }

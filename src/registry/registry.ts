@@ -10,6 +10,7 @@ import { messageOf, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { Drafts } from "./drafts.js";
+import { checkSourceName, sourceNameProblem } from "./source-name.js";
 import { checkSource, loadFromBytes, refuseErrors, type SourceBytes } from "./load.js";
 import {
   errorLines,
@@ -19,9 +20,6 @@ import {
   type SourceStatus,
   thrownErrors,
 } from "./status.js";
-
-/** What a source file in a registry directory is named: a document or definition, not an editor's temporary file. */
-const SOURCE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(json|ya?ml)$/;
 
 export interface RegistryOptions {
   /** The directory of sources (`--registry`); or `files`, the sources of `serve <files> --watch`. */
@@ -109,11 +107,7 @@ export class Registry {
   async publish({ name, text }: { name: string; text: string }): Promise<PublishOutcome> {
     const { dir } = this.options;
     if (!dir) throw new UserError({ code: "E_REGISTRY", message: "publish needs a registry directory (--registry)" });
-    if (!SOURCE_NAME.test(name))
-      throw new UserError({
-        code: "E_REGISTRY",
-        message: `cannot publish '${name.slice(0, 100)}': a source's name is a file name ending in .json, .yaml or .yml (letters, digits, '.', '-', '_')`,
-      });
+    checkSourceName({ name, doing: "publish" });
     const path = join(dir, name);
     const bytes = Buffer.from(text, "utf8");
     const errors = await checkSource({ source: { path, bytes }, options: this.loadOptions() });
@@ -226,7 +220,9 @@ export class Registry {
   private async read(): Promise<Map<string, Published>> {
     const { dir, files } = this.options;
     const paths = dir
-      ? (await listDir(dir)).filter((name) => SOURCE_NAME.test(name)).map((name) => ({ name, path: join(dir, name) }))
+      ? (await listDir(dir))
+          .filter((name) => sourceNameProblem(name) === undefined)
+          .map((name) => ({ name, path: join(dir, name) }))
       : (files ?? []).map((path) => ({ name: path, path }));
     const texts = new Map<string, Published>();
     for (const { name, path } of paths) {
@@ -241,10 +237,17 @@ export class Registry {
     return texts;
   }
 
-  /** A directory's sources are each namespaced after their file; given files as serve would (when several). */
+  /**
+   * A directory's sources are each namespaced after their file, and read nothing outside the directory (console
+   * admins may write them); given files as serve would (when several): they are the operator's own.
+   */
   private loadOptions(): LoadOptions {
     const { dir, files } = this.options;
-    return { ...this.options.load, namespaceEach: dir !== undefined || (files?.length ?? 0) > 1 };
+    return {
+      ...this.options.load,
+      namespaceEach: dir !== undefined || (files?.length ?? 0) > 1,
+      ...(dir !== undefined ? { confined: { dir } } : {}),
+    };
   }
 
   /** Texts not yet published, checked and loaded as this registry checks and loads its sources (the Author page). */
