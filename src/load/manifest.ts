@@ -10,6 +10,7 @@ import type { InFlightLimits, RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import { authEntries } from "./auth.js";
 import { confinedProblem } from "./confined.js";
+import { namespaceKey } from "./namespaces.js";
 import type { GivenAuth } from "./auth-sources.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
@@ -50,20 +51,21 @@ export async function addManifest({
   const parsed: Parsed = { value: manifest.value, text: manifest.text ?? "" };
   const problems = schemaProblems({ schemaName: "manifest", parsed, file });
   const listed = isObject(parsed.value) && Array.isArray(parsed.value.sources) ? parsed.value.sources : [];
-  const ids = new Map<string, number>();
+  const ids = new Map<string, { index: number; id: string }>();
   listed.forEach((entry, i) => {
     if (!isObject(entry) || typeof entry.id !== "string") return;
-    const first = ids.get(entry.id.toLowerCase());
+    // The rule of files' namespaces (namespaces.ts): ids that read the same credential variables clash.
+    const first = ids.get(namespaceKey(entry.id));
     if (first !== undefined)
       problems.push(
         problemLine({
           parsed,
           file,
           pointer: `/sources/${i}/id`,
-          message: `id '${entry.id}' is already used by #/sources/${first}`,
+          message: `id '${entry.id}' is already used by #/sources/${first.index}${first.id.toLowerCase() === entry.id.toLowerCase() ? "" : ` ('${first.id}': ids differing only in letter case, '-' or '_' read the same credential variables)`}`,
         }),
       );
-    else ids.set(entry.id.toLowerCase(), i);
+    else ids.set(namespaceKey(entry.id), { index: i, id: entry.id });
     const confined = options.confined && typeof entry.source === "string" ? options.confined : undefined;
     const problem =
       confined && confinedProblem({ target: locationOf({ origin, source: entry.source as string }), confined });

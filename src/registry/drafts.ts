@@ -3,6 +3,7 @@
 // name them, so one action can be tried against the API before anything is published.
 
 import { join } from "node:path";
+import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { checkSource, loadFromBytes, refuseErrors } from "./load.js";
@@ -22,17 +23,26 @@ export class Drafts {
       load: () => LoadOptions;
       /** The registry's directory: messages name the file as it will be. */
       dir?: string;
+      /** Why a draft named so could not be published (another source has its namespace), if so. */
+      taken?: (name: string) => string | undefined;
     },
   ) {}
 
   /** Its errors, none when it may be published. */
   async check(draft: Draft): Promise<SourceError[]> {
-    return checkSource({ source: this.source(draft), options: this.options.load() });
+    const source = this.source(draft);
+    const taken = this.options.taken?.(draft.name);
+    const errors = await checkSource({ source, options: this.options.load() });
+    return taken ? [{ message: taken, file: source.path }, ...errors] : errors;
   }
 
   /** The catalog of this text alone; a UserError (with every error's place) when it has errors. */
   async catalog(draft: Draft): Promise<Catalog> {
-    const catalog = await loadFromBytes({ sources: [this.source(draft)], options: this.options.load() });
+    const source = this.source(draft);
+    // Not tried under a namespace another source has: its tools would be that source's, with its credentials.
+    const taken = this.options.taken?.(draft.name);
+    if (taken) throw new UserError({ code: "E_NAMESPACE", message: taken });
+    const catalog = await loadFromBytes({ sources: [source], options: this.options.load() });
     refuseErrors(catalog);
     return catalog;
   }

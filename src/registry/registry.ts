@@ -10,6 +10,7 @@ import { messageOf, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { Drafts } from "./drafts.js";
+import { refusedClaims } from "./namespace-claims.js";
 import { checkSourceName, sourceNameProblem } from "./source-name.js";
 import { checkSource, loadFromBytes, refuseErrors, type SourceBytes } from "./load.js";
 import {
@@ -54,13 +55,20 @@ export class Registry {
   async start(): Promise<Catalog> {
     const started = performance.now();
     const texts = await this.read();
+    const passed: string[] = [];
     for (const [name, source] of texts) {
       const errors = await checkSource({ source, options: this.loadOptions() });
       this.seen.set(name, source.digest);
       if (errors.length > 0 && this.options.files)
         throw new UserError({ code: "E_CATALOG", message: `not starting: errors in ${name}:\n${errorLines(errors)}` });
       if (errors.length > 0) this.reject(name, errors);
-      else this.published.set(name, source);
+      else passed.push(name);
+    }
+    const clashes = this.clashes({ held: [], candidates: passed });
+    for (const name of passed) {
+      const clash = clashes.get(name);
+      if (clash) this.reject(name, [{ message: clash, file: texts.get(name)!.path }]);
+      else this.published.set(name, texts.get(name)!);
     }
     const catalog = await this.build(this.published);
     this.settle({ catalog, started, names: [...this.published.keys()] });
@@ -110,6 +118,9 @@ export class Registry {
     checkSourceName({ name, doing: "publish" });
     const path = join(dir, name);
     const bytes = Buffer.from(text, "utf8");
+    // Refused before anything is written: a file left behind would clash again at the next start.
+    const clash = this.namespaceTaken(name);
+    if (clash) return { published: false, name, errors: [{ message: clash, file: path }] };
     const errors = await checkSource({ source: { path, bytes }, options: this.loadOptions() });
     if (errors.length > 0) return { published: false, name, errors };
     const temporary = join(dir, `.${name}.${process.pid}.${Date.now()}.tmp`);
@@ -138,13 +149,20 @@ export class Registry {
         this.statuses.delete(name);
         this.seen.delete(name);
       }
+    const passed: string[] = [];
     for (const [name, source] of texts) {
       if (this.seen.get(name) === source.digest) continue;
       this.seen.set(name, source.digest);
       const errors = await checkSource({ source, options: this.loadOptions() });
       if (errors.length > 0) this.reject(name, errors);
+      else passed.push(name);
+    }
+    const clashes = this.clashes({ held: next.keys(), candidates: passed });
+    for (const name of passed) {
+      const clash = clashes.get(name);
+      if (clash) this.reject(name, [{ message: clash, file: texts.get(name)!.path }]);
       else {
-        next.set(name, source);
+        next.set(name, texts.get(name)!);
         changed.push(name);
       }
     }
@@ -253,7 +271,24 @@ export class Registry {
   /** Texts not yet published, checked and loaded as this registry checks and loads its sources (the Author page). */
   drafts(): Drafts {
     const { dir } = this.options;
-    return new Drafts({ load: () => this.loadOptions(), ...(dir ? { dir } : {}) });
+    return new Drafts({
+      load: () => this.loadOptions(),
+      taken: (name) => this.namespaceTaken(name),
+      ...(dir ? { dir } : {}),
+    });
+  }
+
+  /** Why a source named so may not be published beside those published (another has its namespace), if so. */
+  namespaceTaken(name: string): string | undefined {
+    return this.clashes({ held: this.published.keys(), candidates: [name] }).get(name);
+  }
+
+  /**
+   * The candidates refused for a namespace another source has (namespace-claims.ts). A directory's only: watched
+   * files are the operator's command line, whose clashes the loader refuses at start (and their names never change).
+   */
+  private clashes(claims: Parameters<typeof refusedClaims>[0]): Map<string, string> {
+    return this.options.dir !== undefined ? refusedClaims(claims) : new Map();
   }
 
   /** The file names `dir` or `files` watch, for the watcher. */
