@@ -29,6 +29,7 @@ const SHAPING = {
   checkConformance: true,
   namespaceEach: true,
   confined: true,
+  secretAssignments: true,
   env: false,
   progress: false,
 } satisfies Record<keyof LoadOptions, boolean>;

@@ -11,6 +11,7 @@ import { isUrl } from "../catalog/url.js";
 import { authEntries } from "./auth.js";
 import { confinedProblem } from "./confined.js";
 import { namespaceKey } from "./namespaces.js";
+import { unassignedVariable } from "./secret-assignment-check.js";
 import type { GivenAuth } from "./auth-sources.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
@@ -73,6 +74,12 @@ export async function addManifest({
       problems.push(
         problemLine({ parsed, file, pointer: `/sources/${i}/source`, message: `'${entry.source}' ${problem}` }),
       );
+    const assignments = options.secretAssignments;
+    const unassigned =
+      assignments && typeof entry.baseUrl === "string"
+        ? unassignedVariable({ text: entry.baseUrl, assignments, id: entry.id })
+        : undefined;
+    if (unassigned) problems.push(problemLine({ parsed, file, pointer: `/sources/${i}/baseUrl`, message: unassigned }));
   });
   refuse({ problems, file, what: "manifest" });
   if (options.baseUrl) {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { messageOf, UserError } from "../catalog/errors.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { Drafts } from "./drafts.js";
@@ -154,7 +155,9 @@ export class Registry {
       if (this.seen.get(name) === source.digest) continue;
       this.seen.set(name, source.digest);
       const errors = await checkSource({ source, options: this.loadOptions() });
-      if (errors.length > 0) this.reject(name, errors);
+      // A text that fails and takes another's namespace is told both.
+      const clash = errors.length > 0 ? this.namespaceTaken(name) : undefined;
+      if (errors.length > 0) this.reject(name, clash ? [{ message: clash, file: source.path }, ...errors] : errors);
       else passed.push(name);
     }
     const clashes = this.clashes({ held: next.keys(), candidates: passed });
@@ -269,10 +272,11 @@ export class Registry {
   }
 
   /** Texts not yet published, checked and loaded as this registry checks and loads its sources (the Author page). */
-  drafts(): Drafts {
+  drafts(assignments: SecretAssignments): Drafts {
     const { dir } = this.options;
     return new Drafts({
       load: () => this.loadOptions(),
+      assignments,
       taken: (name) => this.namespaceTaken(name),
       ...(dir ? { dir } : {}),
     });

@@ -16,7 +16,7 @@ import { loadCatalog } from "../../src/load/index.js";
 import { serve } from "../../src/serve.js";
 import { ROOT } from "../support/cli.js";
 import { type ConsoleApi, type ConsoleServer, consoleApi, startConsoleServer } from "../support/console.js";
-import { tempDir, textOf } from "../support/guard.js";
+import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 
 const KEY = "pets-real-key-0d41c7";
@@ -28,6 +28,7 @@ let newcomer: Upstream;
 let server: ConsoleServer;
 let api: ConsoleApi;
 let client: Client;
+let config: string;
 const temp = tempDir();
 const registry = join(temp.dir, "registry");
 
@@ -37,9 +38,15 @@ beforeAll(async () => {
     upstream.on("GET", "/pets/1", json({ id: 1, name: "Rex", kind: { species: "dog" } }));
   mkdirSync(registry);
   writeFileSync(join(registry, "pets.yaml"), petstoreAt(real.url));
+  config = writeFile(temp.dir, "settings.json", {
+    registrySecrets: {
+      pets: { secrets: ["API_KEY_PETS_API_KEY"], origins: [real.url] },
+      store: { secrets: ["API_KEY_STORE_API_KEY"], origins: [real.url] },
+    },
+  });
   server = await startConsoleServer({
     sources: [],
-    args: ["--registry", registry, "--policy", "pets__deletePet=deny"],
+    args: ["--registry", registry, "--config", config, "--policy", "pets__deletePet=deny"],
     env: { API_KEY_PETS_API_KEY: KEY },
   });
   api = await consoleApi(server.origin);
@@ -108,7 +115,14 @@ describe("a registry source taking a published source's namespace", () => {
         },
         { timeout: 10_000 },
       )
-      .toMatchObject({ state: "rejected", errors: [{ message: expect.stringContaining("which pets.yaml has") }] });
+      .toMatchObject({
+        state: "rejected",
+        errors: expect.arrayContaining([
+          expect.objectContaining({
+            message: expect.stringContaining("pets.0.yaml takes the namespace 'pets', which pets.yaml has"),
+          }),
+        ]),
+      });
     expect(await agentView()).toEqual({ names: ORIGINAL, got: { at: "real", key: KEY } });
     expect(newcomer.requests).toHaveLength(0);
   });
@@ -119,9 +133,10 @@ describe("two sources taking one namespace at start", () => {
     const dir = join(temp.dir, "both");
     mkdirSync(dir);
     writeFileSync(join(dir, "pets.yaml"), petstoreAt(real.url));
-    writeFileSync(join(dir, "pets.0.yaml"), petstoreAt(newcomer.url));
+    // The same server, so only the names decide (another server would be refused anyway: not an origin of pets).
+    writeFileSync(join(dir, "pets.0.yaml"), petstoreAt(real.url));
     writeFileSync(join(dir, "store.yaml"), petstoreAt(real.url));
-    const running = await serve([], { registry: dir, transport: "http", port: 0, log: () => {} });
+    const running = await serve([], { registry: dir, config, transport: "http", port: 0, log: () => {} });
     try {
       const { sources } = running.registry!.status();
       expect(sources.map((s) => [s.name, s.state])).toEqual([
