@@ -52,17 +52,32 @@ async function engineFor({ baseUrl, auth, headers = "" }: { baseUrl: string; aut
 
 describe("the engine of a registry source", () => {
   it.each([
-    ["an unassigned variable", { baseUrl: "API", auth: '{ type: bearer, token: "${DB_PASSWORD}" }' }, "DB_PASSWORD is not assigned"],
-    ["an unassigned file", { baseUrl: "API", auth: "{ type: bearer, token: \"${file:FILE}\" }" }, "${file:FILE} is not assigned"],
+    [
+      "an unassigned variable",
+      { baseUrl: "API", auth: '{ type: bearer, token: "${DB_PASSWORD}" }' },
+      "DB_PASSWORD is not assigned",
+    ],
+    [
+      "an unassigned file",
+      { baseUrl: "API", auth: '{ type: bearer, token: "${file:FILE}" }' },
+      "${file:FILE} is not assigned",
+    ],
     [
       "an unassigned variable in a static header",
       { baseUrl: "API", auth: "{ type: none }", headers: 'headers: { X-Db: "${DB_PASSWORD}" }\n' },
       "DB_PASSWORD is not assigned",
     ],
-    ["an assigned key to another origin", { baseUrl: "OTHER", auth: '{ type: bearer, token: "${WIDGETS_KEY}" }' }, "OTHER is not an origin the source 'widgets' may send"],
+    [
+      "an assigned key to another origin",
+      { baseUrl: "OTHER", auth: '{ type: bearer, token: "${WIDGETS_KEY}" }' },
+      "OTHER is not an origin the source 'widgets' may send",
+    ],
     [
       "an assigned key posted to another token URL",
-      { baseUrl: "API", auth: '{ type: oauth2, tokenUrl: "OTHER/token", clientId: c, clientSecret: "${WIDGETS_KEY}" }' },
+      {
+        baseUrl: "API",
+        auth: '{ type: oauth2, tokenUrl: "OTHER/token", clientId: c, clientSecret: "${WIDGETS_KEY}" }',
+      },
       "OTHER is not an origin the source 'widgets' may send",
     ],
   ])("refuses %s, naming registrySecrets.widgets; nothing is sent", async (_, given, why) => {
