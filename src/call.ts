@@ -7,7 +7,6 @@ import type { Catalog } from "./catalog/types.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
 import { nearMatches } from "./runtime/policy.js";
-import type { TokenSource } from "./runtime/oauth.js";
 import { MASK, Masker, maskText, maskValue } from "./runtime/secrets.js";
 import type { PreparedRequest, ToolResult } from "./runtime/types.js";
 import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
@@ -27,19 +26,9 @@ export interface CallReport {
 
 const BODY_SHOWN = 4_000;
 
-const DRY_RUN_TOKENS: TokenSource = {
-  token: async (client) => ({
-    value: `<access token from ${client.tokenUrl}>`,
-    tokenType: "Bearer",
-    refreshAt: Number.POSITIVE_INFINITY,
-  }),
-  invalidate: () => {},
-};
-
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
-  // A dry run sends nothing anywhere, token endpoints included: its OAuth token is a placeholder.
-  const tokens = options.dryRun ? DRY_RUN_TOKENS : undefined;
-  const setup = await setUpEngine(sources, { ...options, onlyTools: [options.tool], ...(tokens ? { tokens } : {}) });
+  // A dry run sends nothing anywhere (the engine's prepare: no OAuth token fetched, no credential process run).
+  const setup = await setUpEngine(sources, { ...options, onlyTools: [options.tool] });
   try {
     return await callWith({ setup, options });
   } finally {

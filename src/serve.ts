@@ -17,6 +17,7 @@ import { refuseSecretlessState } from "./runtime/state/state-secret-needed.js";
 import type { Engine } from "./runtime/engine.js";
 import { profiledProvider } from "./runtime/profiled.js";
 import { profileTable } from "./runtime/profiles.js";
+import type { SecretAssignments } from "./catalog/secret-assignments.js";
 import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
@@ -93,6 +94,8 @@ export async function serve(sources: string | string[], options: ServeOptions = 
     ...(stdio && !watched ? { deferSchemas: true } : {}),
     ...(stdio ? {} : { auditAlso }),
     ...(watched ? { first: watched.first } : {}),
+    // A registry's sources may be written by console admins: they use only the secrets assigned to them.
+    ...(options.registry !== undefined ? { restrictSecrets: true } : {}),
   });
   // The shared state's connection closes after the server, whose calls in flight may still use it.
   try {
@@ -239,8 +242,15 @@ async function serveEngine({
       activity,
       authoring: await authoring({
         ...(watched ? { registry: watched.registry } : {}),
+        assignments: setup.assignments,
+        // Whatever the serving engine's sources, a draft's tools use only the secrets assigned to its namespace.
         engineFor: (draft) =>
-          reloadEngine({ engine: current.engine, catalog: draft, options: setup.started, log: () => {} }),
+          reloadEngine({
+            engine: current.engine,
+            catalog: draft,
+            options: { ...setup.started, secretAssignments: setup.assignments },
+            log: () => {},
+          }),
       }),
     });
     const handle = await serveHttp({
@@ -343,12 +353,17 @@ async function consoleMounts({
  */
 async function authoring({
   registry,
+  assignments,
   engineFor,
 }: {
   registry?: Registry;
+  assignments: SecretAssignments;
   engineFor: (catalog: Catalog) => Engine;
 }): Promise<Authoring> {
-  const drafts = registry ? registry.drafts() : new (await import("./registry/drafts.js")).Drafts({ load: () => ({}) });
+  // Without a registry a draft is still named as one would be (`<file>__<action>`), and reads no file at all.
+  const drafts = registry
+    ? registry.drafts(assignments)
+    : new (await import("./registry/drafts.js")).Drafts({ load: () => ({}), assignments });
   return {
     check: (draft) => drafts.check(draft),
     catalog: (draft) => drafts.catalog(draft),

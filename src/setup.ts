@@ -4,6 +4,7 @@
 
 import { UserError } from "./catalog/errors.js";
 import { plural } from "./catalog/plural.js";
+import { SecretAssignments } from "./catalog/secret-assignments.js";
 import type { Catalog } from "./catalog/types.js";
 import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "./load/cache.js";
 import type { LoadOptions } from "./load/index.js";
@@ -49,6 +50,11 @@ export interface EngineSetupOptions
   log?: (line: string) => void;
   /** Where the catalog comes from instead of `sources` (a registry: registry/registry.ts), loaded with these options. */
   first?: (load: LoadOptions) => Promise<Catalog>;
+  /**
+   * The sources are a registry directory's (console admins may write them): each reads only the secrets the settings
+   * file's `registrySecrets` assigns to its namespace, and sends its credentials only to the origins assigned.
+   */
+  restrictSecrets?: boolean;
 }
 
 export interface EngineSetup {
@@ -68,6 +74,8 @@ export interface EngineSetup {
   secretless?: boolean;
   /** What the engine was started with, for a reload with another catalog (runtime/reload.ts). */
   started: StartOptions;
+  /** The settings file's `registrySecrets`: what registry sources and console drafts may use. */
+  assignments: SecretAssignments;
 }
 
 const ERRORS_SHOWN = 10;
@@ -89,8 +97,10 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     filterPlaces: defined({ include: include.place, exclude: exclude.place }),
     ...(settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {}),
   };
+  const assignments = secretAssignments(settings);
+  const restricted = options.restrictSecrets ? { secretAssignments: assignments } : {};
   const load = options.first
-    ? loaded(await options.first(loadOptions))
+    ? loaded(await options.first({ ...loadOptions, ...restricted }))
     : await loadCatalogCached(sources, {
         ...options,
         ...loadOptions,
@@ -126,6 +136,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
         usedNonces: shared.usedNonces,
       }),
       approvals: { queue: approvals, ...defined({ routes: approvalRoutes }) },
+      ...restricted,
       ...given,
       ...defined({ tokens: options.tokens, onlyTools: options.onlyTools, auditAlso: options.auditAlso }),
     };
@@ -140,6 +151,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
       routes: modes.routes,
       close,
       started,
+      assignments,
       ...(settings ? { settings } : {}),
       ...(shared.secretless ? { secretless: true } : {}),
     };
@@ -147,6 +159,17 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
     await shared.close();
     throw error;
   }
+}
+
+/** The settings file's `registrySecrets`, knowing which schemes take each caller's own value (no variable read). */
+function secretAssignments(settings: Settings | undefined): SecretAssignments {
+  const perUser = Object.entries(settings?.credentials ?? {}).flatMap(([id, given]) =>
+    typeof given === "object" && given.perUser !== undefined ? [id] : [],
+  );
+  return new SecretAssignments({
+    ...defined({ registrySecrets: settings?.registrySecrets, file: settings?.file }),
+    perUser,
+  });
 }
 
 /** A filter list on the command line replaces the settings file's list of the same kind. */

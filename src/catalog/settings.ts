@@ -1,6 +1,7 @@
 // The settings file's shape (`--config`): plain data, read by the loader (`serve`) or by a generated server, and
 // applied by the runtime (runtime/settings.ts). Its published schema is schemas/settings.schema.json.
 
+import type { RegistrySecrets } from "./secret-assignments.js";
 import type { InFlightLimits, RateLimit, RateLimits } from "./types.js";
 
 export type PolicyDecision = "allow" | "approve" | "deny";
@@ -143,6 +144,8 @@ export interface Settings {
   allowReadableSecretFiles?: boolean;
   /** Credential processes `${cmd:NAME}` runs: the program and its arguments (no shell), TTL and timeout. */
   secrets?: Record<string, { command: string[]; ttlSeconds?: number; timeoutMs?: number }>;
+  /** `serve`: what each registry source and console draft may use, by namespace (secret-assignments.ts). */
+  registrySecrets?: Record<string, RegistrySecrets>;
   /** Where users' sign-in tokens are kept (encrypted with OPENAPI_MCP_TOKEN_KEY). */
   tokenStore?: { file?: string };
   /** Keep built catalogs in the user's cache directory and use them again (default true; `--no-cache`). */

@@ -9,6 +9,7 @@ import type { Catalog } from "../catalog/types.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { Engine } from "../runtime/engine.js";
 import type { Draft } from "../registry/drafts.js";
+import { sourceNameProblem } from "../registry/source-name.js";
 import type { PublishOutcome, RegistryStatus, SourceError } from "../registry/status.js";
 import { consoleCaller } from "./try-page.js";
 import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
@@ -95,6 +96,9 @@ function draftOf(body: unknown): Draft | { error: string } {
   const { name, text } = (body ?? {}) as Record<string, unknown>;
   if (typeof name !== "string" || typeof text !== "string")
     return { error: "Send the definition's file name (name) and its text (text)." };
+  // Checked here for every endpoint alike (check, try, publish): a name becomes a path in the registry directory.
+  const problem = sourceNameProblem(name);
+  if (problem) return { error: `The file name ${problem}.` };
   return { name, text };
 }
 

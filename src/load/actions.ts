@@ -5,7 +5,9 @@ import type { ActionDefinition } from "../catalog/actions.js";
 import { isObject } from "../catalog/pointer.js";
 import { actionRuleProblems } from "./action-rules.js";
 import type { Parsed } from "./parse.js";
-import { problemLines, refuse, schemaProblems } from "./schema-check.js";
+import { problemLine, problemLines, refuse, schemaProblems } from "./schema-check.js";
+import { unassignedVariable } from "./secret-assignment-check.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Environment } from "../catalog/variables.js";
 import { expandVariables } from "../catalog/variables.js";
 
@@ -13,10 +15,13 @@ export function readActionDefinition({
   parsed,
   file,
   env,
+  assignments,
 }: {
   parsed: Parsed;
   file: string;
   env: Environment;
+  /** A registry source's or draft's: its base URL may name only the variables assigned to its namespace. */
+  assignments?: { of: SecretAssignments; id: string };
 }): ActionDefinition {
   upperCaseMethods(parsed.value);
   const problems = [
@@ -25,6 +30,14 @@ export function readActionDefinition({
   ];
   refuse({ problems, file, what: "action definition" });
   const definition = parsed.value as ActionDefinition;
+  const unassigned =
+    assignments && unassignedVariable({ text: definition.baseUrl, assignments: assignments.of, id: assignments.id });
+  if (unassigned)
+    refuse({
+      problems: [problemLine({ parsed, file, pointer: "/baseUrl", message: unassigned })],
+      file,
+      what: "action definition",
+    });
   return { ...definition, baseUrl: expandVariables({ text: definition.baseUrl, env, place: `${file}#/baseUrl` }) };
 }
 

@@ -28,6 +28,8 @@ const SHAPING = {
   serverVariablePlaces: true,
   checkConformance: true,
   namespaceEach: true,
+  confined: true,
+  secretAssignments: true,
   env: false,
   progress: false,
 } satisfies Record<keyof LoadOptions, boolean>;

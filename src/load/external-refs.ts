@@ -2,12 +2,13 @@
 // fetched from a URL never reads local files, and no URL is fetched unless the user allows its prefix. Left to
 // itself, swagger-parser would inline `/etc/passwd` or a cloud metadata URL into a tool description.
 
-import { realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve as resolvePath } from "node:path";
+import { dirname, resolve as resolvePath } from "node:path";
 import { messageOf, UserError } from "../catalog/errors.js";
 import { isObject, joinPointer } from "../catalog/pointer.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
+import { type Confinement, confinedProblem, isInside } from "./confined.js";
 import { parseText, refuseTooDeep } from "./parse.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
@@ -19,17 +20,22 @@ export interface RefPolicy {
   /** URL prefixes that may be fetched. */
   urlPrefixes: string[];
   allowInsecureHttp: boolean;
+  /** A registry's source or a draft: only files inside the registry directory, whatever else is allowed. */
+  confined?: Confinement;
 }
 
 export function refPolicy({
   source,
   allowRefs = [],
   allowInsecureHttp = false,
+  confined,
 }: {
   source: SourceOrigin;
   allowRefs?: string[];
   allowInsecureHttp?: boolean;
+  confined?: Confinement;
 }): RefPolicy {
+  if (confined) return { directories: [], urlPrefixes: [], allowInsecureHttp, confined };
   const urlPrefixes = allowRefs.filter((entry) => isUrl(entry));
   // A spec fetched from a URL never reads local files, whatever else is allowed.
   const directories = source.remote
@@ -69,7 +75,7 @@ export async function bundleExternalRefs({
   if (refused.length > 0) {
     throw new UserError({
       code: "E_REF_NOT_ALLOWED",
-      message: `${source.display}: external references that are not allowed:\n${refused.slice(0, 10).join("\n")}${refused.length > 10 ? `\n  … and ${refused.length - 10} more` : ""}\n${allowRule(source)}`,
+      message: `${source.display}: external references that are not allowed:\n${refused.slice(0, 10).join("\n")}${refused.length > 10 ? `\n  … and ${refused.length - 10} more` : ""}\n${allowRule({ source, policy })}`,
     });
   }
   // swagger-parser's own ref engine, without swagger-parser's rewriting of relative server URLs (which drops the
@@ -143,6 +149,7 @@ function resolveTarget(ref: string, base: string): string {
 
 /** Why a target may not be read, or undefined when it may. */
 function checkTarget(target: string, policy: RefPolicy): string | undefined {
+  if (policy.confined) return confinedProblem({ target, confined: policy.confined });
   if (isUrl(target)) {
     const url = new URL(target);
     if (url.protocol === "file:") return "is a file: URL; files are read only as relative paths";
@@ -152,23 +159,9 @@ function checkTarget(target: string, policy: RefPolicy): string | undefined {
     return undefined;
   }
   if (policy.directories.length === 0) return "is a local file, and a spec fetched from a URL never reads local files";
-  let real: string;
-  try {
-    real = realpathSync(target);
-  } catch {
-    return `names ${target}, which does not exist`;
-  }
-  const inside = policy.directories.some((dir) => {
-    let realDir: string;
-    try {
-      realDir = realpathSync(dir);
-    } catch {
-      return false;
-    }
-    const rel = relative(realDir, real);
-    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-  });
-  return inside ? undefined : "is outside the spec's directory";
+  // Where it is first, then whether it is there: a path outside is refused without telling whether it exists.
+  if (!policy.directories.some((dir) => isInside({ path: target, dir }))) return "is outside the spec's directory";
+  return existsSync(target) ? undefined : `names ${target}, which does not exist`;
 }
 
 async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
@@ -181,7 +174,9 @@ async function readGuarded(target: string, policy: RefPolicy): Promise<string> {
   return bytes.toString("utf8");
 }
 
-function allowRule(source: SourceOrigin): string {
+function allowRule({ source, policy }: { source: SourceOrigin; policy: RefPolicy }): string {
+  if (policy.confined)
+    return "A registry source (and a console draft) reads only files inside the registry directory; --allow-ref does not widen that.";
   return source.remote
     ? "A spec fetched from a URL resolves no external $ref unless its URL prefix is allowed with --allow-ref <url-prefix>."
     : "Only files in the spec's directory (or below) are resolved; allow more with --allow-ref <dir|url-prefix>.";

@@ -1,7 +1,6 @@
 // Loading: a source (an OpenAPI document, an action definition or a manifest of several) from a file or an
 // https:// URL into one catalog.
 
-import { basename } from "node:path";
 import { CatalogBuilder } from "../catalog/builder.js";
 import { UserError } from "../catalog/errors.js";
 import { parseFilters } from "../catalog/filter.js";
@@ -9,6 +8,7 @@ import type { Catalog } from "../catalog/types.js";
 import { GivenAuth } from "./auth-sources.js";
 import { type CatalogSource, sourceName } from "./in-memory.js";
 import { addManifest } from "./manifest.js";
+import { namespaces } from "./namespaces.js";
 import { givenServerVariables, unusedServerVariables } from "./server-variables.js";
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
@@ -77,21 +77,5 @@ function givenAuth(options: LoadOptions): GivenAuth {
     env: options.env ?? process.env,
     ...(options.upstreamAuth ? { options: options.upstreamAuth } : {}),
     ...(options.settingsAuth ? { settings: options.settingsAuth } : {}),
-  });
-}
-
-/** "" for a single source; otherwise (or `each`) each file's name up to its first dot, made a valid and unique id. */
-function namespaces(sources: string[], each: boolean): string[] {
-  if (sources.length === 1 && !each) return [""];
-  const taken = new Set<string>();
-  return sources.map((source) => {
-    const base =
-      (basename(source.replace(/[?#].*$/, "")).split(".")[0] ?? "")
-        .replace(/[^A-Za-z0-9-]+/g, "_")
-        .replace(/^_+|_+$/g, "") || "source";
-    let id = base;
-    for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
-    taken.add(id);
-    return id;
   });
 }

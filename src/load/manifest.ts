@@ -9,6 +9,9 @@ import { parseFilters } from "../catalog/filter.js";
 import type { InFlightLimits, RateLimit } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
 import { authEntries } from "./auth.js";
+import { confinedProblem } from "./confined.js";
+import { namespaceKey } from "./namespaces.js";
+import { unassignedVariable } from "./secret-assignment-check.js";
 import type { GivenAuth } from "./auth-sources.js";
 import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
@@ -49,20 +52,34 @@ export async function addManifest({
   const parsed: Parsed = { value: manifest.value, text: manifest.text ?? "" };
   const problems = schemaProblems({ schemaName: "manifest", parsed, file });
   const listed = isObject(parsed.value) && Array.isArray(parsed.value.sources) ? parsed.value.sources : [];
-  const ids = new Map<string, number>();
+  const ids = new Map<string, { index: number; id: string }>();
   listed.forEach((entry, i) => {
     if (!isObject(entry) || typeof entry.id !== "string") return;
-    const first = ids.get(entry.id.toLowerCase());
+    // The rule of files' namespaces (namespaces.ts): ids that read the same credential variables clash.
+    const first = ids.get(namespaceKey(entry.id));
     if (first !== undefined)
       problems.push(
         problemLine({
           parsed,
           file,
           pointer: `/sources/${i}/id`,
-          message: `id '${entry.id}' is already used by #/sources/${first}`,
+          message: `id '${entry.id}' is already used by #/sources/${first.index}${first.id.toLowerCase() === entry.id.toLowerCase() ? "" : ` ('${first.id}': ids differing only in letter case, '-' or '_' read the same credential variables)`}`,
         }),
       );
-    else ids.set(entry.id.toLowerCase(), i);
+    else ids.set(namespaceKey(entry.id), { index: i, id: entry.id });
+    const confined = options.confined && typeof entry.source === "string" ? options.confined : undefined;
+    const problem =
+      confined && confinedProblem({ target: locationOf({ origin, source: entry.source as string }), confined });
+    if (problem)
+      problems.push(
+        problemLine({ parsed, file, pointer: `/sources/${i}/source`, message: `'${entry.source}' ${problem}` }),
+      );
+    const assignments = options.secretAssignments;
+    const unassigned =
+      assignments && typeof entry.baseUrl === "string"
+        ? unassignedVariable({ text: entry.baseUrl, assignments, id: entry.id })
+        : undefined;
+    if (unassigned) problems.push(problemLine({ parsed, file, pointer: `/sources/${i}/baseUrl`, message: unassigned }));
   });
   refuse({ problems, file, what: "manifest" });
   if (options.baseUrl) {
@@ -76,12 +93,7 @@ export async function addManifest({
   const env = options.env ?? process.env;
   for (const [i, entry] of entries.entries()) {
     const place = `${file}#/sources/${i}`;
-    // Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file).
-    const location = origin.remote
-      ? new URL(entry.source, origin.location).href
-      : isUrl(entry.source)
-        ? entry.source
-        : resolve(dirname(origin.location), entry.source);
+    const location = locationOf({ origin, source: entry.source });
     const document = await readDocument({
       location,
       display: isUrl(location) ? location : relative(process.cwd(), location),
@@ -133,6 +145,12 @@ export async function addManifest({
       }),
     );
   }
+}
+
+/** Relative to the manifest: a path beside a local one, a URL beside a fetched one (never a local file). */
+function locationOf({ origin, source }: { origin: SourceDocument["origin"]; source: string }): string {
+  if (origin.remote) return new URL(source, origin.location).href;
+  return isUrl(source) ? source : resolve(dirname(origin.location), source);
 }
 
 /** The source's auth entries: the manifest's, with what settings and the command line give. */

@@ -8,6 +8,8 @@ import { addOpenApiSource } from "../catalog/openapi-tools.js";
 import { isObject } from "../catalog/pointer.js";
 import type { Diagnostic } from "../catalog/types.js";
 import { readActionDefinition } from "./actions.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
+import type { Confinement } from "./confined.js";
 import { bundleExternalRefs, mayHaveExternalRefs, refPolicy } from "./external-refs.js";
 import { type CatalogSource, documentText } from "./in-memory.js";
 import { locatePointers } from "./locate.js";
@@ -15,6 +17,7 @@ import { conformanceErrors } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
 import type { ServerVariableInput } from "./openapi/servers.js";
 import { parseBytes } from "./parse.js";
+import { assignmentDiagnostics } from "./secret-assignment-check.js";
 import type { SourceOrigin } from "./read.js";
 import { readSource } from "./read.js";
 import type { Environment } from "../catalog/variables.js";
@@ -55,6 +58,18 @@ export interface LoadOptions {
    * source to the directory renames no tool of the first.
    */
   namespaceEach?: boolean;
+  /**
+   * A registry's sources and the console's drafts (written by console admins): files are read only inside the
+   * registry directory (none without one), never a URL, whatever `allowRefs` says; external `$ref`s and a
+   * manifest's sources alike (confined.ts).
+   */
+  confined?: Confinement;
+  /**
+   * A registry's sources and the console's drafts: each reads only the secrets assigned to its namespace and sends
+   * its credentials only to the origins assigned with them (settings `registrySecrets`); what else it would read
+   * or send is an error at its place.
+   */
+  secretAssignments?: SecretAssignments;
 }
 
 /** Documents this large take a second or more: their loading is narrated. */
@@ -135,7 +150,21 @@ interface SourceToAdd {
 export async function addSource({ builder, document, settings, options, serverVariables }: SourceToAdd): Promise<void> {
   const { origin } = document;
   const before = builder.diagnostics.length;
+  const toolsBefore = builder.tools.length;
   await addParsedSource({ builder, document, settings, options, serverVariables });
+  const assignments = options.secretAssignments;
+  if (assignments && document.kind !== undefined)
+    builder.diagnostics.push(
+      ...assignmentDiagnostics({
+        tools: builder.tools.slice(toolsBefore),
+        credentials: builder.credentials,
+        id: settings.id,
+        kind: document.kind,
+        value: document.value,
+        file: origin.display,
+        assignments,
+      }),
+    );
   if (options.checkConformance && document.text !== undefined)
     locateDiagnostics({ diagnostics: builder.diagnostics.slice(before), file: origin.display, text: document.text });
 }
@@ -155,6 +184,7 @@ async function addParsedSource({ builder, document, settings, options, serverVar
       parsed: { value, text: document.text ?? "" },
       file: origin.display,
       env: options.env ?? process.env,
+      ...(options.secretAssignments ? { assignments: { of: options.secretAssignments, id: settings.id } } : {}),
     });
     addActionSource(builder, { ...settings, kind: "actions", file: origin.display, definition });
   } else {
@@ -179,6 +209,7 @@ async function loadOpenApi({
     source: origin,
     ...(options.allowRefs ? { allowRefs: options.allowRefs } : {}),
     ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    ...(options.confined ? { confined: options.confined } : {}),
   });
   const root = (await bundleExternalRefs({ value, source: origin, policy })) as Record<string, unknown>;
   const document = normalizeOpenApi({ root, file: origin.display, location: origin.location, serverVariables });

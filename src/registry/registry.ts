@@ -7,9 +7,12 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { messageOf, UserError } from "../catalog/errors.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
 import type { LoadOptions } from "../load/index.js";
 import { Drafts } from "./drafts.js";
+import { refusedClaims } from "./namespace-claims.js";
+import { checkSourceName, sourceNameProblem } from "./source-name.js";
 import { checkSource, loadFromBytes, refuseErrors, type SourceBytes } from "./load.js";
 import {
   errorLines,
@@ -19,9 +22,6 @@ import {
   type SourceStatus,
   thrownErrors,
 } from "./status.js";
-
-/** What a source file in a registry directory is named: a document or definition, not an editor's temporary file. */
-const SOURCE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(json|ya?ml)$/;
 
 export interface RegistryOptions {
   /** The directory of sources (`--registry`); or `files`, the sources of `serve <files> --watch`. */
@@ -56,13 +56,20 @@ export class Registry {
   async start(): Promise<Catalog> {
     const started = performance.now();
     const texts = await this.read();
+    const passed: string[] = [];
     for (const [name, source] of texts) {
       const errors = await checkSource({ source, options: this.loadOptions() });
       this.seen.set(name, source.digest);
       if (errors.length > 0 && this.options.files)
         throw new UserError({ code: "E_CATALOG", message: `not starting: errors in ${name}:\n${errorLines(errors)}` });
       if (errors.length > 0) this.reject(name, errors);
-      else this.published.set(name, source);
+      else passed.push(name);
+    }
+    const clashes = this.clashes({ held: [], candidates: passed });
+    for (const name of passed) {
+      const clash = clashes.get(name);
+      if (clash) this.reject(name, [{ message: clash, file: texts.get(name)!.path }]);
+      else this.published.set(name, texts.get(name)!);
     }
     const catalog = await this.build(this.published);
     this.settle({ catalog, started, names: [...this.published.keys()] });
@@ -109,13 +116,12 @@ export class Registry {
   async publish({ name, text }: { name: string; text: string }): Promise<PublishOutcome> {
     const { dir } = this.options;
     if (!dir) throw new UserError({ code: "E_REGISTRY", message: "publish needs a registry directory (--registry)" });
-    if (!SOURCE_NAME.test(name))
-      throw new UserError({
-        code: "E_REGISTRY",
-        message: `cannot publish '${name.slice(0, 100)}': a source's name is a file name ending in .json, .yaml or .yml (letters, digits, '.', '-', '_')`,
-      });
+    checkSourceName({ name, doing: "publish" });
     const path = join(dir, name);
     const bytes = Buffer.from(text, "utf8");
+    // Refused before anything is written: a file left behind would clash again at the next start.
+    const clash = this.namespaceTaken(name);
+    if (clash) return { published: false, name, errors: [{ message: clash, file: path }] };
     const errors = await checkSource({ source: { path, bytes }, options: this.loadOptions() });
     if (errors.length > 0) return { published: false, name, errors };
     const temporary = join(dir, `.${name}.${process.pid}.${Date.now()}.tmp`);
@@ -144,13 +150,22 @@ export class Registry {
         this.statuses.delete(name);
         this.seen.delete(name);
       }
+    const passed: string[] = [];
     for (const [name, source] of texts) {
       if (this.seen.get(name) === source.digest) continue;
       this.seen.set(name, source.digest);
       const errors = await checkSource({ source, options: this.loadOptions() });
-      if (errors.length > 0) this.reject(name, errors);
+      // A text that fails and takes another's namespace is told both.
+      const clash = errors.length > 0 ? this.namespaceTaken(name) : undefined;
+      if (errors.length > 0) this.reject(name, clash ? [{ message: clash, file: source.path }, ...errors] : errors);
+      else passed.push(name);
+    }
+    const clashes = this.clashes({ held: next.keys(), candidates: passed });
+    for (const name of passed) {
+      const clash = clashes.get(name);
+      if (clash) this.reject(name, [{ message: clash, file: texts.get(name)!.path }]);
       else {
-        next.set(name, source);
+        next.set(name, texts.get(name)!);
         changed.push(name);
       }
     }
@@ -226,7 +241,9 @@ export class Registry {
   private async read(): Promise<Map<string, Published>> {
     const { dir, files } = this.options;
     const paths = dir
-      ? (await listDir(dir)).filter((name) => SOURCE_NAME.test(name)).map((name) => ({ name, path: join(dir, name) }))
+      ? (await listDir(dir))
+          .filter((name) => sourceNameProblem(name) === undefined)
+          .map((name) => ({ name, path: join(dir, name) }))
       : (files ?? []).map((path) => ({ name: path, path }));
     const texts = new Map<string, Published>();
     for (const { name, path } of paths) {
@@ -241,16 +258,41 @@ export class Registry {
     return texts;
   }
 
-  /** A directory's sources are each namespaced after their file; given files as serve would (when several). */
+  /**
+   * A directory's sources are each namespaced after their file, and read nothing outside the directory (console
+   * admins may write them); given files as serve would (when several): they are the operator's own.
+   */
   private loadOptions(): LoadOptions {
     const { dir, files } = this.options;
-    return { ...this.options.load, namespaceEach: dir !== undefined || (files?.length ?? 0) > 1 };
+    return {
+      ...this.options.load,
+      namespaceEach: dir !== undefined || (files?.length ?? 0) > 1,
+      ...(dir !== undefined ? { confined: { dir } } : {}),
+    };
   }
 
   /** Texts not yet published, checked and loaded as this registry checks and loads its sources (the Author page). */
-  drafts(): Drafts {
+  drafts(assignments: SecretAssignments): Drafts {
     const { dir } = this.options;
-    return new Drafts({ load: () => this.loadOptions(), ...(dir ? { dir } : {}) });
+    return new Drafts({
+      load: () => this.loadOptions(),
+      assignments,
+      taken: (name) => this.namespaceTaken(name),
+      ...(dir ? { dir } : {}),
+    });
+  }
+
+  /** Why a source named so may not be published beside those published (another has its namespace), if so. */
+  namespaceTaken(name: string): string | undefined {
+    return this.clashes({ held: this.published.keys(), candidates: [name] }).get(name);
+  }
+
+  /**
+   * The candidates refused for a namespace another source has (namespace-claims.ts). A directory's only: watched
+   * files are the operator's command line, whose clashes the loader refuses at start (and their names never change).
+   */
+  private clashes(claims: Parameters<typeof refusedClaims>[0]): Map<string, string> {
+    return this.options.dir !== undefined ? refusedClaims(claims) : new Map();
   }
 
   /** The file names `dir` or `files` watch, for the watcher. */

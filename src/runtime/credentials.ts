@@ -41,6 +41,8 @@ interface PlanContext {
   tokens: TokenSource;
   signal: AbortSignal | undefined;
   user: PerUser | undefined;
+  /** Nothing is sent anywhere: no token fetched, no credential process run, no per-user value obtained. */
+  dryRun: boolean;
 }
 
 /** A scheme of the alternative being planned, under its catalog id, with the scopes the operation asks for. */
@@ -57,25 +59,32 @@ interface PerUser {
 }
 
 function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pending | undefined {
-  const { env, tokens, signal, user, secrets } = context;
+  const { env, tokens, signal, user, secrets, dryRun } = context;
   const perUser = user && Object.hasOwn(user.credentials, id) ? user.credentials[id] : undefined;
+  if (perUser && dryRun)
+    return placeholderPlan(scheme, env, "<the caller's own credential, not obtained on a dry run>");
   if (perUser) return userPlan({ scheme, scopes, perUser, caller: user?.caller, signal });
+  const expand = (texts: string[]) => expandAll({ texts, secrets, dryRun });
   switch (scheme.type) {
     case "apiKey": {
       const text = resolveValue(scheme.value, env);
       if (text === undefined) return undefined;
       return async () => {
-        const { value, expanded } = await expandAll([text], secrets);
-        return [{ in: scheme.in, name: scheme.parameter, value: value[0]!, secrets: [value[0]!], expanded }];
+        const { value, expanded, placeholder } = await expand([text]);
+        return [
+          { in: scheme.in, name: scheme.parameter, value: value[0]!, secrets: [value[0]!], expanded, ...placeholder },
+        ];
       };
     }
     case "bearer": {
       const text = resolveValue(scheme.token, env);
       if (text === undefined) return undefined;
       return async () => {
-        const { value, expanded } = await expandAll([text], secrets);
+        const { value, expanded, placeholder } = await expand([text]);
         const token = value[0]!;
-        return [{ in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token], expanded }];
+        return [
+          { in: "header", name: "authorization", value: `Bearer ${token}`, secrets: [token], expanded, ...placeholder },
+        ];
       };
     }
     case "basic": {
@@ -83,7 +92,7 @@ function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pend
       const passwordText = resolveValue(scheme.password, env);
       if (usernameText === undefined || passwordText === undefined) return undefined;
       return async () => {
-        const { value, expanded } = await expandAll([usernameText, passwordText], secrets);
+        const { value, expanded } = await expand([usernameText, passwordText]);
         const [username, password] = value as [string, string];
         const pair = `${username}:${password}`;
         const header = `Basic ${Buffer.from(pair).toString("base64")}`;
@@ -97,8 +106,22 @@ function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pend
       // The scopes the operation asks for; when it names none, those configured for the scheme.
       const requested = scopes.length > 0 ? scopes : scheme.scopes;
       return async () => {
-        const { value, expanded } = await expandAll([clientIdText, clientSecretText], secrets);
+        const { value, expanded } = await expand([clientIdText, clientSecretText]);
         const [clientId, clientSecret] = value as [string, string];
+        if (dryRun) {
+          // A dry run sends nothing, to the token endpoint neither: the request shows where the token would come from.
+          const placeholder = `<access token from ${scheme.tokenUrl}, not fetched on a dry run>`;
+          return [
+            {
+              in: "header",
+              name: "authorization",
+              value: `Bearer ${placeholder}`,
+              secrets: [clientSecret],
+              expanded,
+              placeholder,
+            },
+          ];
+        }
         const token = await tokens.token(
           { tokenUrl: scheme.tokenUrl, clientId, clientSecret, scopes: requested },
           signal ? { signal } : {},
@@ -121,10 +144,23 @@ function plan({ id, scheme, scopes }: PlannedScheme, context: PlanContext): Pend
   }
 }
 
-/** Values with their `${file:…}`/`${cmd:…}` references resolved (SecretUnavailable when one cannot be had). */
-async function expandAll(texts: string[], secrets: SecretSources): Promise<{ value: string[]; expanded: Expanded[] }> {
-  const expanded = await Promise.all(texts.map((text) => secrets.expand(text)));
-  return { value: expanded.map((e) => e.value), expanded };
+/**
+ * Values with their `${file:…}`/`${cmd:…}` references resolved (SecretUnavailable when one cannot be had); on a
+ * dry run a credential process is not run, and `placeholder` is the one value that shows a placeholder.
+ */
+async function expandAll({
+  texts,
+  secrets,
+  dryRun,
+}: {
+  texts: string[];
+  secrets: SecretSources;
+  dryRun: boolean;
+}): Promise<{ value: string[]; expanded: Expanded[]; placeholder?: { placeholder: string } }> {
+  const expanded = await Promise.all(texts.map((text) => secrets.expand(text, { dryRun })));
+  const value = expanded.map((e) => e.value);
+  const shown = expanded.findIndex((e) => e.placeholders.length > 0);
+  return { value, expanded, ...(shown >= 0 ? { placeholder: { placeholder: value[shown]! } } : {}) };
 }
 
 let shared: SecretSources | undefined;
@@ -198,6 +234,7 @@ export async function applyCredentials({
   secretSources = sharedSecretSources(),
   signal,
   placeholders = false,
+  dryRun = false,
   userCredentials,
   caller,
 }: {
@@ -220,11 +257,13 @@ export async function applyCredentials({
    * what is not set where each missing value would go.
    */
   placeholders?: boolean;
+  /** Nothing is sent anywhere: no OAuth token fetched, no credential process run, no per-user value obtained. */
+  dryRun?: boolean;
 }): Promise<AppliedCredentials> {
   const schemeOf = (id: string): CredentialScheme | undefined =>
     Object.hasOwn(credentials, id) ? credentials[id] : undefined;
   const user = userCredentials ? { credentials: userCredentials, caller } : undefined;
-  const context: PlanContext = { env, tokens, secrets: secretSources, signal, user };
+  const context: PlanContext = { env, tokens, secrets: secretSources, signal, user, dryRun };
   let chosen: Pending[] | undefined;
   for (const alternative of security) {
     const plans = alternative.schemes.map((s) => {
@@ -283,13 +322,17 @@ export async function applyCredentials({
   return { request, secrets: [] };
 }
 
-/** A scheme whose values are not all set, shown as what is missing: `Bearer <BEARER_TOKEN_X is not set>`. */
-function placeholderPlan(scheme: CredentialScheme, env: Environment): Pending {
+/**
+ * A scheme whose values are not all set, shown as what is missing: `Bearer <BEARER_TOKEN_X is not set>`; or, given
+ * `text`, what stands for a value a dry run does not obtain.
+ */
+function placeholderPlan(scheme: CredentialScheme, env: Environment, given?: string): Pending {
   const unset = unsetVariables(scheme, env) ?? [];
   const text =
-    unset.length === 0
+    given ??
+    (unset.length === 0
       ? `<security scheme '${scheme.name}' has no value>`
-      : `<${joinAnd(unset)} ${unset.length === 1 ? "is" : "are"} not set>`;
+      : `<${joinAnd(unset)} ${unset.length === 1 ? "is" : "are"} not set>`);
   const header = (prefix: string): Contribution => ({
     in: "header",
     name: "authorization",

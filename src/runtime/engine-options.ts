@@ -1,6 +1,7 @@
 // What an Engine is made from: the options table's settings, what a program or a test wires in, a profile's view,
 // and the hooks a team's own code joins a call through. Apart from engine.ts so the engine's file holds the call.
 
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import type { AuditLog } from "./audit.js";
 import type { Environment } from "./credentials.js";
@@ -48,6 +49,12 @@ export interface EngineOptions
   tokens?: TokenSource;
   /** Where `${file:…}` and `${cmd:…}` references are resolved (default: files only, shared by the process). */
   secretSources?: SecretSources;
+  /**
+   * A registry's or the console's drafts' engine: each tool reads only the secrets assigned to its source's
+   * namespace and sends its credentials only to the origins assigned (settings `registrySecrets`); else the call
+   * is refused with nothing sent. Absent: the operator's own sources, unrestricted.
+   */
+  secretAssignments?: SecretAssignments;
   /** Milliseconds on a monotonic clock, for rate limits (tests inject one). */
   clock?: () => number;
   /** Arguments whose JSON is larger are refused (default 4 MiB, as the HTTP transport's body limit). */

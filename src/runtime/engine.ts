@@ -4,6 +4,8 @@
 
 import { OpenApiMcpError } from "../catalog/errors.js";
 import { type ListedTool, Listing } from "../catalog/listing.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
+import { toolSecrets, unassignedUse } from "../catalog/secret-reads.js";
 import type { Catalog, Tool } from "../catalog/types.js";
 import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
 import { askApproval, routeOf } from "./approval-routes.js";
@@ -176,9 +178,24 @@ export class Engine implements ToolProvider {
    * policies change; rate-limit windows, in-flight gates, token caches, approval states (so a 2026-07-28 approval
    * begun before the reload resumes after it), the audit log and the secret sources are this engine's.
    */
-  withCatalog({ catalog, policies }: { catalog: Catalog; policies: Policies }): Engine {
+  withCatalog({
+    catalog,
+    policies,
+    secretAssignments,
+  }: {
+    catalog: Catalog;
+    policies: Policies;
+    /** Restricts the new catalog's secrets (a console draft's engine), whatever this engine's are. */
+    secretAssignments?: SecretAssignments;
+  }): Engine {
     return new Engine(
-      { ...this.options, catalog, policies, requestStates: this.requestStates() },
+      {
+        ...this.options,
+        catalog,
+        policies,
+        requestStates: this.requestStates(),
+        ...(secretAssignments ? { secretAssignments } : {}),
+      },
       {
         validator: new Validator({ definitions: catalog.definitions }),
         limiter: this.limiter,
@@ -257,7 +274,17 @@ export class Engine implements ToolProvider {
         error: errorResult(`There is no tool named '${clipText(name, QUOTED_NAME_CHARS)}'.`),
         outcome: "invalid_arguments",
       };
-    const env = this.options.env ?? process.env;
+    const env = this.environmentOf(tool);
+    // A registry source's or draft's secrets are the operator's to assign (secret-assignments.ts): refused before
+    // anything is read, whatever the arguments.
+    const assignments = this.options.secretAssignments;
+    const unassigned =
+      assignments && unassignedUse({ tool, credentials: this.options.catalog.credentials, assignments });
+    if (unassigned)
+      return {
+        error: errorResult(`${name} cannot be called: ${unassigned}. Nothing was sent.`),
+        outcome: "secret_unavailable",
+      };
     // Before the arguments: no other arguments can help, and the model should not be asked to fix them first.
     const missing = context.dryRun
       ? []
@@ -311,15 +338,22 @@ export class Engine implements ToolProvider {
   /** The request for checked arguments, credentials added. */
   private async build({ tool, given }: Checked, context: PrepareContext): Promise<Prepared | Stopped> {
     const { name } = tool;
-    const env = this.options.env ?? process.env;
+    const env = this.environmentOf(tool);
     const secretSources = this.options.secretSources ?? sharedSecretSources();
+    const dryRun = context.dryRun === true;
     try {
       // Only the source's own static headers may name variables: a `${VAR}` in an argument stays literal text.
       const expanded = tool.operation.headers
-        ? await expandStaticHeaders({ headers: tool.operation.headers, env, secretSources })
+        ? await expandStaticHeaders({ headers: tool.operation.headers, env, secretSources, dryRun })
         : undefined;
       const operation = expanded ? { ...tool.operation, headers: expanded.headers } : tool.operation;
       const built = buildRequest({ operation, args: given as Record<string, unknown> });
+      const offOrigin = this.offOrigin({ tool, url: built.origin });
+      if (offOrigin)
+        return {
+          error: errorResult(`${name} cannot be called: ${offOrigin}. Nothing was sent.`),
+          outcome: "secret_unavailable",
+        };
       const applied = await applyCredentials({
         request: built,
         security: tool.operation.security,
@@ -330,7 +364,7 @@ export class Engine implements ToolProvider {
         ...this.userSchemes(),
         ...(context.caller ? { caller: context.caller } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
-        ...(context.dryRun ? { placeholders: true } : {}),
+        ...(dryRun ? { placeholders: true, dryRun } : {}),
       });
       const traced = withTrace(applied.request, context.trace);
       const references = [...new Set([...(applied.references ?? []), ...(expanded?.references ?? [])])];
@@ -703,6 +737,22 @@ export class Engine implements ToolProvider {
     return profileBudgetKeys({ tool, budgets, principal: context.caller?.principal ?? "" });
   }
 
+  /** Where the tool's variables are read: of a registry source's, only those assigned to its namespace. */
+  private environmentOf(tool: Tool): Environment {
+    const env = this.options.env ?? process.env;
+    const assignments = this.options.secretAssignments;
+    return assignments ? assignments.scope(tool.source).environment(env) : env;
+  }
+
+  /** Why a registry source's request may not carry its credentials to `url` (not an origin assigned), if so. */
+  private offOrigin({ tool, url }: { tool: Tool; url: string }): string | undefined {
+    const assignments = this.options.secretAssignments;
+    if (!assignments) return undefined;
+    const scope = assignments.scope(tool.source);
+    const { carries } = toolSecrets({ tool, credentials: this.options.catalog.credentials, assignments });
+    return carries && !scope.allowsOrigin(url) ? scope.offOrigin(url) : undefined;
+  }
+
   private rateLimitKeys(tool: Tool): RateLimitKey[] {
     const keys: RateLimitKey[] = [];
     const toolLimit = this.options.rateLimits?.tools?.[tool.name] ?? tool.operation.rateLimit;
@@ -758,10 +808,13 @@ async function expandStaticHeaders({
   headers,
   env,
   secretSources,
+  dryRun,
 }: {
   headers: Record<string, string>;
   env: Environment;
   secretSources: SecretSources;
+  /** Credential processes are not run: a placeholder stands for what they would give. */
+  dryRun: boolean;
 }): Promise<{ headers: Record<string, string>; values: string[]; references: string[] }> {
   const expanded: Record<string, string> = {};
   const values: string[] = [];
@@ -775,7 +828,7 @@ async function expandStaticHeaders({
       return found ?? "";
     });
     if (missing) continue;
-    const resolved = await secretSources.expand(text);
+    const resolved = await secretSources.expand(text, { dryRun });
     values.push(...resolved.values);
     references.push(...resolved.references);
     expanded[name] = resolved.value;

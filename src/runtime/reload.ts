@@ -40,7 +40,11 @@ export function reloadEngine({
   });
   const base = { ...DEFAULT_POLICIES, denyMode: options.deniedTools ?? DEFAULT_POLICIES.denyMode };
   const policies = parsePolicies(kept, [...names], base);
-  return engine.withCatalog({ catalog, policies });
+  return engine.withCatalog({
+    catalog,
+    policies,
+    ...(options.secretAssignments ? { secretAssignments: options.secretAssignments } : {}),
+  });
 }
 
 function notPublished(error: OpenApiMcpError): UserError {

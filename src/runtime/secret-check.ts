@@ -2,7 +2,8 @@
 // is not there (or may not be used) and a credential process the settings do not define stop the start, naming
 // where the reference was found. Commands themselves run at their first use.
 
-import type { Catalog, CredentialScheme, ValueSource } from "../catalog/types.js";
+import { valueSources } from "../catalog/secret-reads.js";
+import type { Catalog } from "../catalog/types.js";
 import type { Environment } from "./credentials.js";
 import type { SecretSources } from "./secret-sources.js";
 
@@ -34,26 +35,5 @@ export function checkSecretReferences({
       seen.add(text);
       secretSources.check({ text, place: `the static header ${name} of ${tool.source}` });
     }
-  }
-}
-
-function valueSources(scheme: CredentialScheme): Array<[string, ValueSource]> {
-  switch (scheme.type) {
-    case "apiKey":
-      return [["value", scheme.value]];
-    case "bearer":
-      return [["token", scheme.token]];
-    case "basic":
-      return [
-        ["username", scheme.username],
-        ["password", scheme.password],
-      ];
-    case "oauth2":
-      return [
-        ["clientId", scheme.clientId],
-        ["clientSecret", scheme.clientSecret],
-      ];
-    default:
-      return [];
   }
 }

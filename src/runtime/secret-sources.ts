@@ -25,6 +25,8 @@ export interface Expanded {
   values: string[];
   /** The references from credential processes, with the values given: dropped when the API refuses them. */
   commands: Array<{ name: string; value: string }>;
+  /** On a dry run, what stands for each credential process's value (none is run: a run may reach a service). */
+  placeholders: string[];
 }
 
 export class SecretSources {
@@ -45,21 +47,30 @@ export class SecretSources {
     });
   }
 
-  /** The text with its references replaced by their current values. Rejects with SecretUnavailable. */
-  async expand(text: string): Promise<Expanded> {
+  /**
+   * The text with its references replaced by their current values. Rejects with SecretUnavailable. On a dry run a
+   * credential process is not run (it may reach a secret manager over the network): a placeholder stands for it.
+   */
+  async expand(text: string, { dryRun = false }: { dryRun?: boolean } = {}): Promise<Expanded> {
     const references = [...new Set(referencesIn(text))];
     const commands: Expanded["commands"] = [];
     const values: string[] = [];
+    const placeholders: string[] = [];
     const value = await replaceReferences({
       text,
       resolve: async (reference) => {
+        if (dryRun && reference.startsWith("cmd:")) {
+          const placeholder = `<${reference} is not run on a dry run>`;
+          placeholders.push(placeholder);
+          return placeholder;
+        }
         const found = await this.resolve(reference);
         values.push(found);
         if (reference.startsWith("cmd:")) commands.push({ name: reference.slice(4), value: found });
         return found;
       },
     });
-    return { value, references, values, commands };
+    return { value, references, values, commands, placeholders };
   }
 
   forget(commands: Expanded["commands"]): void {

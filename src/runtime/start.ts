@@ -19,7 +19,10 @@ import type { UsedNonces } from "./used-nonces.js";
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions
   extends RuntimeSettings,
-    Pick<EngineOptions, "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor" | "limiter" | "approvals"> {
+    Pick<
+      EngineOptions,
+      "catalog" | "tokens" | "hooks" | "userCredentials" | "inFlightFor" | "limiter" | "approvals" | "secretAssignments"
+    > {
   env: Environment;
   /**
    * Check only what these tools need (`call`, whose result says what is missing, so no start-up notice); every
@@ -81,6 +84,7 @@ export function startEngine(options: StartOptions): Engine {
       limiter: options.limiter,
       hooks: options.hooks,
       userCredentials: options.userCredentials,
+      secretAssignments: options.secretAssignments,
     }),
   });
 }

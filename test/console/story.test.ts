@@ -92,7 +92,11 @@ beforeAll(async () => {
   // The petstore served from the upstream (--base-url is for a single source; a registry has several).
   const petstore = readFileSync(join(ROOT, "examples/petstore.openapi.yaml"), "utf8");
   writeFileSync(join(registry, "petstore.yaml"), petstore.replace("https://petstore.example.com/v1", upstream.url));
-  const config = writeFile(temp.dir, "settings.json", { approvals: "console" });
+  const config = writeFile(temp.dir, "settings.json", {
+    approvals: "console",
+    // A registry source uses only the secrets assigned to it, and sends them only to these origins.
+    registrySecrets: { petstore: { secrets: ["API_KEY_PETSTORE_API_KEY"], origins: [upstream.url] } },
+  });
   server = await startConsoleServer({
     sources: [],
     args: ["--registry", registry, "--config", config],

@@ -7,6 +7,7 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Engine } from "../../src/runtime/engine.js";
 import { setUpEngine } from "../../src/setup.js";
 import { rejection } from "../support/fixtures.js";
 import {
@@ -57,7 +58,7 @@ function script(body = 'echo "token-$N"'): { path: string; runs: () => number } 
 async function connect(
   secrets: Record<string, unknown>,
   auth: Record<string, string> = { type: "bearer", token: "${cmd:vault}" },
-): Promise<InProcess & { audit: string; log: string[] }> {
+): Promise<InProcess & { audit: string; log: string[]; engine: Engine }> {
   const source = join(temp.dir, `api-${++made}.actions.json`);
   writeFileSync(
     source,
@@ -75,7 +76,7 @@ async function connect(
   const { engine } = await setUpEngine(source, { config, env: {}, cache: false, log: (line) => log.push(line) });
   const connected = await connectProvider(engine);
   open.push(connected);
-  return { ...connected, audit, log };
+  return { ...connected, audit, log, engine };
 }
 
 const whoami = async (c: InProcess): Promise<Result> =>
@@ -98,6 +99,17 @@ describe("${cmd:NAME}", () => {
     const line = JSON.parse(readFileSync(c.audit, "utf8").trim().split("\n").at(-1)!) as Record<string, unknown>;
     expect(line).toMatchObject({ outcome: "ok", secrets: ["cmd:vault"] });
     expect(JSON.stringify(line)).not.toContain("token-2");
+  });
+
+  it("a dry run does not run it (it may reach a secret manager): the request shows a placeholder, nothing is sent", async () => {
+    const vault = script();
+    const c = await connect({ vault: { command: [vault.path] } });
+    const prepared = await c.engine.prepare("whoami", {}, { dryRun: true });
+    if ("error" in prepared) throw new Error(textOf(prepared.error));
+    expect(prepared.request.headers.authorization).toBe("Bearer <cmd:vault is not run on a dry run>");
+    expect(prepared.placeholders).toEqual(["<cmd:vault is not run on a dry run>"]);
+    expect(vault.runs()).toBe(0);
+    expect(api.requests).toHaveLength(0);
   });
 
   it("a 401 runs the command again before the one retry, which carries the new value", async () => {

@@ -117,3 +117,36 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: false });
   return path;
 }
+
+export interface ConsoleApi {
+  /** `POST /console/api/<path>` as the console's own page sends it (session cookie, CSRF header, same origin). */
+  post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
+  get(path: string): Promise<{ status: number; json: Record<string, unknown> }>;
+}
+
+/** Logs in with the admin token over HTTP and calls the console's API as its page would. */
+export async function consoleApi(origin: string, token = ADMIN_TOKEN): Promise<ConsoleApi> {
+  const login = await fetch(`${origin}/console/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin },
+    body: JSON.stringify({ token }),
+  });
+  if (login.status !== 200) throw new Error(`console login: ${login.status}`);
+  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+  const { csrf } = (await login.json()) as { csrf: string };
+  const answer = async (response: Response) => ({
+    status: response.status,
+    json: (await response.json().catch(() => ({}))) as Record<string, unknown>,
+  });
+  return {
+    post: async (path, body) =>
+      answer(
+        await fetch(`${origin}/console/api/${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie, "x-console-csrf": csrf, origin },
+          body: JSON.stringify(body),
+        }),
+      ),
+    get: async (path) => answer(await fetch(`${origin}/console/api/${path}`, { headers: { cookie } })),
+  };
+}
