@@ -109,6 +109,8 @@ const shared: Requester = {
 };
 
 export async function send(request: PreparedRequest, options: SendOptions): Promise<UpstreamResponse> {
+  // The HTTP client is loaded before the deadline starts: the timeout is the API's, not this process's first import.
+  await options.dispatcher.ready?.();
   // One controller for the whole call, fired by the deadline or the caller; both links are undone at the end, so
   // nothing outlives the call (cheaper than AbortSignal.any + AbortSignal.timeout on every request, too).
   const controller = new AbortController();
@@ -223,11 +225,10 @@ async function once(
   request: PreparedRequest,
   options: SendOptions & { signal: AbortSignal },
 ): Promise<UpstreamResponse> {
-  await options.dispatcher.ready?.();
   const refused = await options.gate?.open();
   if (refused !== undefined)
     throw new NotSent(refused, `[${request.method}] "${(options.shownUrl ?? String)(request.origin + request.path)}"`);
-  // Handed over in this turn (ready), and the gate told at once: its stamp comes after the hand-off.
+  // Handed over in this turn (the client is loaded: see send), and the gate told at once: its stamp follows it.
   const pending = options.dispatcher.request({
     origin: request.origin,
     path: request.path,
