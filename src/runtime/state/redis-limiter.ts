@@ -3,7 +3,8 @@
 // one at a time, so no two replicas can both take the last place. Times come from the Redis server's clock (TIME),
 // not from the replicas', whose clocks may disagree. Each key is a sorted set of admitted requests (µs), scored
 // provisionally (admission + PENDING_MS) until the request leaves, then re-stamped by the same script (`stamp`),
-// or removed if it never leaves (`release`); a key expires a window after its newest score, so idle keys vanish.
+// or removed if it never leaves (`release`); a key expires PENDING_MS and a window after its last admission (every
+// entry's score is at most that admission's provisional one; never shortened), so idle keys vanish.
 
 import { createHash, randomUUID } from "node:crypto";
 import {
@@ -59,9 +60,8 @@ if worstKey > 0 then return {0, worst, worstKey} end
 for i, key in ipairs(KEYS) do
   redis.call('ZADD', key, string.format('%d', now + lead), member)
   if ARGV[3] == '' then
-    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-    local window = tonumber(ARGV[4 + 2 * i])
-    redis.call('PEXPIRE', key, math.ceil((tonumber(newest[2]) - now + window) / 1000))
+    local ttl = math.ceil((lead + tonumber(ARGV[4 + 2 * i])) / 1000)
+    if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
   end
 end
 return {1}
