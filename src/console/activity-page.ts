@@ -4,7 +4,7 @@
 // newer than `after` is written (or after WAIT_MS with none), which is how the page stays live.
 
 import { hostname } from "node:os";
-import { type ActivityFilter, type ActivityLog, MAX_LINES, WINDOW_MS } from "./activity-log.js";
+import { type ActivityFilter, type ActivityLog, MAX_BYTES, MAX_LINES, WINDOW_MS } from "./activity-log.js";
 import { summarize } from "./activity-stats.js";
 import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
 
@@ -38,7 +38,7 @@ export class ActivityPage implements ConsolePage {
         last: this.log.lastSeq,
         ...summary,
         replica: this.replica,
-        window: { minutes: WINDOW_MS / 60_000, maxLines: MAX_LINES },
+        window: { minutes: WINDOW_MS / 60_000, maxLines: MAX_LINES, maxBytes: MAX_BYTES },
       },
     };
   }

@@ -3,6 +3,7 @@
 
 import { openSync, writeSync } from "node:fs";
 import { messageOf, UserError } from "../catalog/errors.js";
+import { boundedRecord } from "./audit-line.js";
 import { maskClipped, maskValue } from "./secrets.js";
 
 export type AuditOutcome =
@@ -43,6 +44,8 @@ export interface AuditRecord {
   url?: string;
   /** Argument names, with scalar values where they are not sensitive. */
   arguments: Record<string, unknown>;
+  /** How many arguments the line has no room for (see MAX_AUDIT_LINE_BYTES); absent when all are shown. */
+  argumentsNotShown?: number;
   status?: number;
   /** The `${file:…}`/`${cmd:…}` references the call's credentials came from (never their values). */
   secrets?: string[];
@@ -97,11 +100,14 @@ export function loggedUrl(url: string): string {
   return url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url;
 }
 
-/** The record with every secret value masked wherever it shows; a long URL is cut after it is masked. */
+/**
+ * The record with every secret value masked wherever it shows, then bounded as a whole line (a long URL, field or
+ * argument list is cut after it is masked).
+ */
 export function safeRecord(record: AuditRecord, secrets: string[]): AuditRecord {
   const safe = maskValue(record, secrets);
   if (record.url !== undefined) safe.url = maskClipped({ text: record.url, secrets, maxChars: MAX_URL_CHARS });
-  return safe;
+  return boundedRecord(safe);
 }
 
 /**

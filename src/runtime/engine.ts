@@ -42,6 +42,7 @@ import {
   resolve as resolvePolicy,
 } from "./policy.js";
 import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
+import { RateLimitGate } from "./request-gate.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
 import { maskResponse } from "./masked-response.js";
@@ -592,10 +593,14 @@ export class Engine implements ToolProvider {
     }
   }
 
-  private async rateLimitAndSend({ prepared: first, name, args, context, record }: Sending): Promise<ToolResult> {
-    let prepared = first;
+  private async rateLimitAndSend(sending: Sending): Promise<ToolResult> {
+    const { prepared, name, context, record } = sending;
     const budgets = this.budgetKeys(prepared.tool, context);
-    const admission = await this.limiter.acquire({ keys: [...this.rateLimitKeys(prepared.tool), ...budgets.keys] });
+    const keys = [...this.rateLimitKeys(prepared.tool), ...budgets.keys];
+    const describe = (key: string): string =>
+      budgets.shown.get(key) ?? `the rate limit for ${key.replace(/^source:$/, "this API")}`;
+    // A place under the limits, counted from when the request leaves (./rate-limit.ts says why and proves it).
+    const admission = await this.limiter.reserve({ keys });
     if (!admission.ok && "unavailable" in admission) {
       // A shared limit nobody can check is not a limit: send nothing (--state-fail open chooses otherwise).
       record("rate_limited", prepared);
@@ -603,19 +608,35 @@ export class Engine implements ToolProvider {
     }
     if (!admission.ok) {
       record("rate_limited", prepared);
-      const what =
-        budgets.shown.get(admission.key) ?? `the rate limit for ${admission.key.replace(/^source:$/, "this API")}`;
       return errorResult(
-        `${name} was not sent: ${what} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`,
+        `${name} was not sent: ${describe(admission.key)} is reached. Try again in ${formatDuration(admission.retryAfterMs)}.`,
       );
     }
+    const gate = new RateLimitGate({ limiter: this.limiter, keys, first: admission.permit, describe });
+    try {
+      return await this.sendAdmitted({ ...sending, gate });
+    } finally {
+      gate.close();
+    }
+  }
+
+  private async sendAdmitted({
+    prepared: first,
+    name,
+    args,
+    context,
+    record,
+    gate,
+  }: Sending & { gate: RateLimitGate }): Promise<ToolResult> {
+    let prepared = first;
     const secrets = [...prepared.secrets];
     // Validated by now: an object of the tool's input schema.
     const validArgs = args as Record<string, unknown>;
     prepared = await this.withHook(prepared, validArgs);
-    let outcome = await this.send(prepared, context);
+    let outcome = await this.send(prepared, context, gate);
     if (outcome.response?.status === 401 && prepared.invalidate) {
-      // A cached OAuth token may have been revoked: fetch a new one and try once more.
+      // A cached OAuth token may have been revoked: fetch a new one and try once more (admitted again: the API
+      // counts this request too).
       prepared.invalidate();
       const again = await this.prepare(name, args, context);
       if ("error" in again) {
@@ -624,7 +645,7 @@ export class Engine implements ToolProvider {
       }
       prepared = await this.withHook(again, validArgs);
       secrets.push(...again.secrets);
-      outcome = await this.send(prepared, context);
+      outcome = await this.send(prepared, context, gate);
     }
     const references = [...new Set([...(first.references ?? []), ...(prepared.references ?? [])])];
     record(outcome.outcome, {
@@ -657,6 +678,7 @@ export class Engine implements ToolProvider {
   private async send(
     { tool, request, secrets }: Prepared,
     context: CallContext,
+    gate: RateLimitGate,
   ): Promise<{ result: ToolResult; outcome: AuditOutcome; response?: UpstreamResponse; hidden?: number }> {
     let response: UpstreamResponse;
     const masker = new Masker(secrets);
@@ -674,13 +696,20 @@ export class Engine implements ToolProvider {
         maxResponseBytes: maxBytes,
         lookaheadBytes: masker.lookaheadBytes,
         shownUrl,
+        gate,
         ...(context.signal ? { signal: context.signal } : {}),
         ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
       });
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       const outcome: AuditOutcome =
-        error.kind === "timeout" ? "timeout" : error.kind === "cancelled" ? "cancelled" : "network_error";
+        error.kind === "timeout"
+          ? "timeout"
+          : error.kind === "cancelled"
+            ? "cancelled"
+            : error.kind === "not_sent"
+              ? "rate_limited"
+              : "network_error";
       return { result: errorResult(`${error.message}. ${FAILURE_HINTS[error.kind]}`), outcome };
     }
     // An upstream may echo what it was sent: the body is masked before anything parses, encodes or cuts it.
@@ -781,6 +810,7 @@ const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {
   cancelled: "The call was cancelled before the API answered; it may or may not have taken effect.",
   redirect: "The API sent the request elsewhere, and that was not followed.",
   invalid: "Nothing was sent; the request as configured cannot be sent over HTTP.",
+  not_sent: "This server's rate limit for the API held it back; nothing more was sent.",
 };
 
 /**

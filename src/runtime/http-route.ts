@@ -13,8 +13,25 @@ export interface HttpRoute {
    * `caller`: behind the endpoint's auth, as `/mcp` is, and given the verified caller.
    */
   access: "public" | "caller";
-  handle(request: { query: URLSearchParams; caller?: Caller }): Promise<{ status: number; text: string }>;
+  /** A POST from an HTML form: its body (urlencoded, at most MAX_FORM_BYTES) is read and given as `form`. */
+  form?: boolean;
+  handle(request: RouteRequest): Promise<RouteAnswer>;
 }
+
+export interface RouteRequest {
+  query: URLSearchParams;
+  caller?: Caller;
+  form?: URLSearchParams;
+  /** The `Origin` and `Sec-Fetch-Site` headers, for a form route to refuse a post from another site. */
+  origin?: string;
+  fetchSite?: string;
+}
+
+/** Plain text, or a page (sent with a CSP that allows no script and only forms posting to the same origin). */
+export type RouteAnswer = { status: number; text: string } | { status: number; html: string };
+
+/** A form route's body is refused past this. */
+export const MAX_FORM_BYTES = 64 * 1024;
 
 /**
  * What the endpoint's auth says of a request's bearer token: the verified caller, or undefined (none, or refused).

@@ -1,6 +1,7 @@
 // Sending a prepared request with undici: one shared keep-alive Agent, the origin and raw path kept apart (so the
 // path is sent exactly as built), an overall timeout, a cap on the body read, retries for idempotent methods on
-// connection errors and 502/503/504, and redirects followed by us within the same origin only.
+// connection errors and 502/503/504, and redirects followed by us within the same origin only. Every request that
+// leaves, retries and redirects too, passes the caller's gate (the rate limits: ./rate-limit.ts).
 
 import { STATUS_CODES } from "node:http";
 import type { Agent, Dispatcher } from "undici";
@@ -28,16 +29,36 @@ export interface UpstreamResponse {
 /** Why a request got no response: the message is written for the model. */
 export class UpstreamFailure extends Error {
   constructor(
-    readonly kind: "timeout" | "network" | "cancelled" | "redirect" | "invalid",
+    readonly kind: "timeout" | "network" | "cancelled" | "redirect" | "invalid" | "not_sent",
     message: string,
   ) {
     super(message);
   }
 }
 
+/** A request the gate held back: nothing was sent. */
+class NotSent extends UpstreamFailure {
+  constructor(
+    readonly reason: string,
+    where: string,
+  ) {
+    super("not_sent", `${where} was not sent: ${reason}`);
+  }
+}
+
 /** What `send` needs of a dispatcher: an undici Agent, a MockAgent in tests, or the shared pool. */
 export interface Requester {
   request(options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  /** Settles once `request` hands a request over without waiting first (the shared pool loads undici once). */
+  ready?(): Promise<void>;
+}
+
+/** Asked before each request leaves and told when it has: the engine's rate limits (./request-gate.ts). */
+export interface RequestGate {
+  /** Before a request: undefined to send it now, or why it may not go (then nothing is sent). */
+  open(): Promise<string | undefined>;
+  /** Right after the request was handed to the connection. */
+  sent(): void;
 }
 
 export interface SendOptions {
@@ -51,6 +72,8 @@ export interface SendOptions {
   retryDelaysMs?: number[];
   /** How a URL shows in a failure's message (the engine masks and shortens it: arguments can make it megabytes). */
   shownUrl?: (url: string) => string;
+  /** Every request, retries and redirects too, goes only when this says so. */
+  gate?: RequestGate;
 }
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
@@ -71,14 +94,23 @@ let sharedAgent: Promise<Agent> | undefined;
 export function sharedDispatcher(): Requester {
   return shared;
 }
+let loadedAgent: Agent | undefined;
 const shared: Requester = {
   async request(options) {
+    // Once loaded, handed over in this turn: a rate limit stamps the request right after this call.
+    if (loadedAgent) return loadedAgent.request(options);
+    await shared.ready?.();
+    return loadedAgent!.request(options);
+  },
+  async ready() {
     sharedAgent ??= import("undici").then(({ Agent }) => new Agent({ keepAliveTimeout: 10_000 }));
-    return (await sharedAgent).request(options);
+    loadedAgent = await sharedAgent;
   },
 };
 
 export async function send(request: PreparedRequest, options: SendOptions): Promise<UpstreamResponse> {
+  // The HTTP client is loaded before the deadline starts: the timeout is the API's, not this process's first import.
+  await options.dispatcher.ready?.();
   // One controller for the whole call, fired by the deadline or the caller; both links are undone at the end, so
   // nothing outlives the call (cheaper than AbortSignal.any + AbortSignal.timeout on every request, too).
   const controller = new AbortController();
@@ -102,15 +134,23 @@ export async function send(request: PreparedRequest, options: SendOptions): Prom
     });
   try {
     const delays = IDEMPOTENT.has(request.method) ? (options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS) : [];
+    let last: { response: UpstreamResponse } | { failure: UpstreamFailure } | undefined;
     for (let attempt = 0; ; attempt++) {
       let pause = delays[attempt];
       try {
         const response = await followRedirects(request, { ...options, signal });
         pause = pause === undefined ? undefined : retryPause(response, pause);
         if (pause === undefined) return response;
+        last = { response };
       } catch (error) {
         const failure = fail(error);
+        // A retry the gate refuses ends the call with what the attempt before it got.
+        if (failure.kind === "not_sent" && last) {
+          if ("response" in last) return last.response;
+          throw last.failure;
+        }
         if (failure.kind !== "network" || pause === undefined) throw failure;
+        last = { failure };
       }
       // A cancellation or the deadline during the pause ends the call like one during a request.
       await sleep(pause, signal).catch((error: unknown) => {
@@ -144,7 +184,17 @@ async function followRedirects(
   const shown = options.shownUrl ?? ((url: string) => url);
   let current = request;
   for (let hop = 0; ; hop++) {
-    const response = await once(current, options);
+    let response: UpstreamResponse;
+    try {
+      response = await once(current, options);
+    } catch (error) {
+      if (hop > 0 && error instanceof NotSent)
+        throw new UpstreamFailure(
+          "redirect",
+          `[${request.method}] "${shown(request.origin + request.path)}" redirected to "${shown(current.origin + current.path)}"; not followed: ${error.reason}`,
+        );
+      throw error;
+    }
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || location === undefined) return response;
     const from = new URL(current.path, current.origin);
@@ -175,7 +225,11 @@ async function once(
   request: PreparedRequest,
   options: SendOptions & { signal: AbortSignal },
 ): Promise<UpstreamResponse> {
-  const response = await options.dispatcher.request({
+  const refused = await options.gate?.open();
+  if (refused !== undefined)
+    throw new NotSent(refused, `[${request.method}] "${(options.shownUrl ?? String)(request.origin + request.path)}"`);
+  // Handed over in this turn (the client is loaded: see send), and the gate told at once: its stamp follows it.
+  const pending = options.dispatcher.request({
     origin: request.origin,
     path: request.path,
     method: request.method as Dispatcher.HttpMethod,
@@ -188,6 +242,8 @@ async function once(
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
+  options.gate?.sent();
+  const response = await pending;
   const chunks: Buffer[] = [];
   const cap = options.maxResponseBytes + (options.lookaheadBytes ?? 0);
   let size = 0;

@@ -1,12 +1,29 @@
-// Rate limits as a sliding log: never more than N requests in ANY window of the stated length.
+// Rate limits as a sliding log: never more than N requests leave in ANY window of the stated length.
 //
 // A token bucket with burst N refills while it drains, so it lets up to 2N−1 requests through in one window and
-// trips the upstream's own limiter. Here each key keeps the times of its last N admitted requests in a ring; a new
-// request is admitted only when the oldest of those is at least one window old. Then any N+1 admitted requests
-// span at least a window, so no half-open window [s, s + W) (nor any fixed window an upstream counts in) holds
-// more than N. Memory per key grows with use, up to N timestamps.
+// trips the upstream's own limiter. Here each key keeps one entry per admitted request, and a request is admitted
+// only while fewer than N entries are in the window (time > now − W). What counts is when a request LEAVES, as
+// the API counts arrivals: an admitted call may be held up before it sends (a hook, a paused process, a retry's
+// pause), and stamped at admission it would bunch with the next ones. So an entry is provisional at admission,
+// time a + P (P = PENDING_MS), later than any admission that can happen before it sends, and is re-stamped once
+// the request is handed to the connection, with a time s ≥ that hand-off time d; an entry whose call ends unsent
+// is removed, and a call may send only while d < a + P (else it sends nothing).
+//
+// Proof that no window [x, x + W) holds more than N hand-offs: suppose N+1 do, and let k be the one admitted
+// last, at a_k ≤ d_k < x + W. Every other j was admitted before, and d_j ≥ x > d_k − W ≥ a_k − W. At a_k, j's
+// entry was either provisional, with time a_j + P > d_j > a_k − W, or re-stamped, with time s_j ≥ d_j > a_k − W:
+// in the window either way. So k saw N entries and was refused, a contradiction. Every request that leaves gets
+// its own admission (a retry, a redirect, a resend after a 401), so this holds per request, not per call. With
+// Redis (state/redis-limiter.ts) a and s are the Redis server's clock: the request leaves after the admission's
+// reply (a ≤ d) and the re-stamp is sent after it leaves (s ≥ d), and the call's P is timed from before it asked.
 
 import type { RateLimit } from "../catalog/types.js";
+import { type Entry, MemoryLog } from "./rate-limit-log.js";
+
+export { retryAfterMs } from "./retry-after.js";
+
+/** How long an admitted request may take to leave; past it, its place lapses and it is not sent. */
+export const PENDING_MS = 30_000;
 
 export interface RateLimitKey {
   /** `tool:<name>`, `source:<id>`, or any other scope the caller counts in. */
@@ -24,33 +41,39 @@ export type Acquired =
   /** A shared store (state/redis-limiter.ts) could not be asked: the caller sends nothing (fails closed). */
   | { ok: false; unavailable: string };
 
+/** One admitted request's place under its limits, from admission until it leaves (or the call ends unsent). */
+export interface Permit {
+  /** Whether the request may still go: less than PENDING_MS since it asked, and not released. */
+  live(): boolean;
+  /** Right after the request is handed to the connection: its place now counts from this moment. */
+  sent(): void;
+  /** The request will not be sent: its place is given back (nothing once sent). */
+  release(): void;
+}
+
+export type Reserved = { ok: true; permit: Permit } | Exclude<Acquired, { ok: true }>;
+
 /**
- * What the engine asks before sending: this process's memory (RateLimiter) or a store shared by replicas
+ * What the engine asks before each request: this process's memory (RateLimiter) or a store shared by replicas
  * (state/redis-limiter.ts). All-or-none across `keys`, as `RateLimiter.tryAcquire` describes.
  */
 export interface Limiter {
-  acquire(options: { keys: readonly RateLimitKey[] }): Promise<Acquired>;
+  reserve(options: { keys: readonly RateLimitKey[] }): Promise<Reserved>;
 }
+
+/** A permit with nothing to count: no keys, or a shared store that failed open. */
+export const FREE_PERMIT: Permit = { live: () => true, sent: () => {}, release: () => {} };
 
 export interface RateLimiterOptions {
   /** Milliseconds on a clock that never goes back (default: `performance.now()`). */
   clock?: () => number;
 }
 
-/** The last admitted request times of one key, oldest first from `start`. */
-interface Log {
-  requests: number;
-  windowMs: number;
-  times: number[];
-  /** Index of the oldest time once `times` is full (a ring); 0 while it is still filling. */
-  start: number;
-}
-
-/** Every this many acquisitions, logs that can no longer hold anything back are dropped (per-caller keys come and go). */
+/** Every this many admissions, logs that can no longer hold anything back are dropped (per-caller keys come and go). */
 const SWEEP_EVERY = 1024;
 
 export class RateLimiter implements Limiter {
-  private readonly logs = new Map<string, Log>();
+  private readonly logs = new Map<string, MemoryLog>();
   private readonly clock: () => number;
   private sinceSweep = 0;
 
@@ -59,28 +82,71 @@ export class RateLimiter implements Limiter {
   }
 
   /**
-   * Admits one request if every key admits it, and then counts it against all of them; otherwise counts it
-   * against none and says, for the key with the longest wait, how long until it would be admitted (provided
-   * nothing else is admitted meanwhile). A key listed twice counts once.
+   * Admits one request if every key admits it, and then counts it against all of them, provisionally until it
+   * leaves; otherwise counts it against none and says, for the key with the longest wait, how long until it would
+   * be admitted (provided nothing else is admitted meanwhile). A key listed twice counts once.
    */
+  reserveNow({ keys, now = this.clock() }: { keys: readonly RateLimitKey[]; now?: number }): Reserved {
+    const admitted = this.admit({ keys, now });
+    if ("retryAfterMs" in admitted) return { ok: false, ...admitted };
+    if (admitted.length === 0) return { ok: true, permit: FREE_PERMIT };
+    let open = true;
+    /** True the first time: a permit is sent or released once. */
+    const close = (): boolean => {
+      const was = open;
+      open = false;
+      return was;
+    };
+    return {
+      ok: true,
+      permit: {
+        live: () => open && this.clock() - now < PENDING_MS,
+        sent: () => {
+          if (!close()) return;
+          const at = this.clock();
+          for (const { entry } of admitted) entry.time = at;
+        },
+        release: () => {
+          if (close()) for (const { log, entry } of admitted) log.remove(entry);
+        },
+      },
+    };
+  }
+
+  async reserve({ keys }: { keys: readonly RateLimitKey[] }): Promise<Reserved> {
+    return this.reserveNow({ keys });
+  }
+
+  /** A request admitted and sent at `now` at once (replayed arrivals, tests). */
   tryAcquire({ keys, now = this.clock() }: { keys: readonly RateLimitKey[]; now?: number }): Decided {
-    const distinct = new Map<string, Log>();
+    const admitted = this.admit({ keys, now });
+    if ("retryAfterMs" in admitted) return { ok: false, ...admitted };
+    for (const { entry } of admitted) entry.time = now;
+    return { ok: true };
+  }
+
+  /** The request's provisional entries in every key's log, or the longest wait and its key. */
+  private admit({
+    keys,
+    now,
+  }: {
+    keys: readonly RateLimitKey[];
+    now: number;
+  }): Array<{ log: MemoryLog; entry: Entry }> | { retryAfterMs: number; key: string } {
+    const distinct = new Map<string, MemoryLog>();
     for (const { key, limit } of keys) {
       if (!distinct.has(key)) distinct.set(key, this.log(key, limit));
     }
     let refusal: { retryAfterMs: number; key: string } | undefined;
     for (const [key, log] of distinct) {
-      const wait = waitOf(log, now);
+      const wait = log.waitAt(now);
       if (wait > 0 && (!refusal || wait > refusal.retryAfterMs)) refusal = { retryAfterMs: wait, key };
     }
-    if (refusal) return { ok: false, ...refusal };
-    for (const log of distinct.values()) record(log, now);
+    if (refusal) return refusal;
+    const admitted = [...distinct.values()].map((log) => ({ log, entry: log.add(now + PENDING_MS) }));
+    // After adding: a log just given a provisional entry is not idle, and stays.
     if (++this.sinceSweep >= SWEEP_EVERY) this.sweep(now);
-    return { ok: true };
-  }
-
-  async acquire({ keys }: { keys: readonly RateLimitKey[] }): Promise<Acquired> {
-    return this.tryAcquire({ keys });
+    return admitted;
   }
 
   /** Keys with a history, for tests and memory checks. */
@@ -89,12 +155,12 @@ export class RateLimiter implements Limiter {
   }
 
   /**
-   * Drops the logs whose newest request is a window old: every time in them is, so they admit the next request
-   * as an empty log would, and forgetting them changes no answer.
+   * Drops the logs whose every entry is a window old: they admit the next request as an empty log would, and
+   * forgetting them changes no answer (a provisional entry is never a window old).
    */
   sweep(now = this.clock()): void {
     this.sinceSweep = 0;
-    for (const [key, log] of this.logs) if (now - newest(log) >= log.windowMs) this.logs.delete(key);
+    for (const [key, log] of this.logs) if (log.idleAt(now)) this.logs.delete(key);
   }
 
   /** Forgets every key's history. */
@@ -102,49 +168,18 @@ export class RateLimiter implements Limiter {
     this.logs.clear();
   }
 
-  /** The log of `key`, made to follow `limit` if it changed (keeping the most recent times that still fit). */
-  private log(key: string, limit: RateLimit): Log {
+  /** The log of `key`, made to follow `limit` if it changed (keeping the most recent entries that still fit). */
+  private log(key: string, limit: RateLimit): MemoryLog {
     checkLimit(key, limit);
-    // To the microsecond, so 0.007 s is 7 ms and not 7.000000000000001.
-    const windowMs = Math.round(limit.windowSeconds * 1e6) / 1e3;
     const found = this.logs.get(key);
-    if (!found) {
-      const log: Log = { requests: limit.requests, windowMs, times: [], start: 0 };
-      this.logs.set(key, log);
-      return log;
+    if (found) {
+      found.follow(limit);
+      return found;
     }
-    if (found.requests !== limit.requests) {
-      const ordered = [...found.times.slice(found.start), ...found.times.slice(0, found.start)];
-      found.times = ordered.slice(Math.max(0, ordered.length - limit.requests));
-      found.start = 0;
-      found.requests = limit.requests;
-    }
-    found.windowMs = windowMs;
-    return found;
+    const log = new MemoryLog(limit);
+    this.logs.set(key, log);
+    return log;
   }
-}
-
-/** Milliseconds until `log` admits a request at `now`; 0 when it admits one now. */
-function waitOf(log: Log, now: number): number {
-  if (log.times.length < log.requests) return 0;
-  const oldest = log.times[log.start]!;
-  const wait = oldest + log.windowMs - now;
-  // Timestamps may be fractional (performance.now): round a wait up so that waiting it is always enough.
-  return wait > 0 ? Math.max(1, Math.ceil(wait)) : 0;
-}
-
-function newest(log: Log): number {
-  if (log.times.length < log.requests) return log.times.at(-1) ?? Number.NEGATIVE_INFINITY;
-  return log.times[(log.start + log.requests - 1) % log.requests]!;
-}
-
-function record(log: Log, now: number): void {
-  if (log.times.length < log.requests) {
-    log.times.push(now);
-    return;
-  }
-  log.times[log.start] = now;
-  log.start = (log.start + 1) % log.requests;
 }
 
 export function checkLimit(key: string, { requests, windowSeconds }: RateLimit): void {
@@ -177,31 +212,4 @@ export function rateLimitKeys({
   const source = sources.find((s) => s.id === tool.source);
   if (source?.rateLimit) keys.push({ key: sourceKey(source.id), limit: source.rateLimit });
   return keys;
-}
-
-// Retry-After (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date in one of its three forms (always GMT).
-const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
-const IMF_FIXDATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-const RFC850_DATE = /^[A-Za-z]{6,9}, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/;
-const ASCTIME_DATE = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
-
-/**
- * How long a `Retry-After` header asks to wait, in milliseconds from `now` (epoch ms): 0 for a date already
- * past, undefined when the header is absent or says nothing this can read. Seconds may carry a fraction, which
- * the RFC does not allow but some servers send.
- */
-export function retryAfterMs(headerValue: string | undefined, now: number): number | undefined {
-  if (headerValue === undefined) return undefined;
-  const text = headerValue.trim();
-  if (DELAY_SECONDS.test(text)) {
-    const ms = Math.ceil(Number(text) * 1000);
-    return Number.isFinite(ms) ? ms : undefined;
-  }
-  let date: number;
-  if (IMF_FIXDATE.test(text) || RFC850_DATE.test(text)) date = Date.parse(text);
-  // asctime names no zone, and Date.parse would read it as local time: HTTP dates are GMT.
-  else if (ASCTIME_DATE.test(text)) date = Date.parse(`${text.replace(/ {2}/, " ")} GMT`);
-  else return undefined;
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }

@@ -4,7 +4,7 @@
 // from the token keys, so nobody can read the verifier, forge one, or change whom it is for; any replica with the
 // same keys can finish it, and each is accepted once (used-nonces.ts).
 
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { SealedText } from "./sealed-text.js";
 import type { TokenKey as EncryptionKey } from "./token-keys.js";
 import type { UsedNonces } from "./used-nonces.js";
 
@@ -25,7 +25,7 @@ export type SignInRefusal = "forged" | "expired" | "replayed" | "unavailable" | 
 const MAX_STATE_CHARS = 4096;
 
 export class SignInStates {
-  private readonly keys: Buffer[];
+  private readonly sealed: SealedText;
 
   constructor(
     private readonly options: {
@@ -35,14 +35,11 @@ export class SignInStates {
     },
   ) {
     // Derived, so the key that encrypts stored tokens is never used for anything else.
-    this.keys = options.keys.map((k) => createHmac("sha256", k.key).update("openapi-mcp sign-in state v1").digest());
+    this.sealed = new SealedText({ keys: options.keys, purpose: "openapi-mcp sign-in state v1" });
   }
 
   seal(claims: SignInClaims): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.keys[0]!, iv);
-    const data = Buffer.concat([cipher.update(JSON.stringify(claims)), cipher.final(), cipher.getAuthTag()]);
-    return Buffer.concat([iv, data]).toString("base64url");
+    return this.sealed.seal(claims);
   }
 
   /** The claims of a state, once: a second use of the same state is `replayed`. */
@@ -58,21 +55,10 @@ export class SignInStates {
   }
 
   private decrypt(state: string): SignInClaims | undefined {
-    const bytes = Buffer.from(state, "base64url");
-    if (bytes.length < 12 + 16) return undefined;
-    for (const key of this.keys) {
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
-        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]);
-        const claims = JSON.parse(plain.toString("utf8")) as Partial<SignInClaims>;
-        const texts = [claims.principal, claims.scheme, claims.verifier, claims.nonce];
-        if (texts.every((t) => typeof t === "string") && typeof claims.expiresAt === "number")
-          return claims as SignInClaims;
-      } catch {
-        // The next key, if any.
-      }
-    }
-    return undefined;
+    const claims = (this.sealed.open(state) ?? {}) as Partial<SignInClaims>;
+    const texts = [claims.principal, claims.scheme, claims.verifier, claims.nonce];
+    return texts.every((t) => typeof t === "string") && typeof claims.expiresAt === "number"
+      ? (claims as SignInClaims)
+      : undefined;
   }
 }

@@ -1,12 +1,13 @@
 // Signed in per user (OAuth 2.0 authorization code with PKCE, RFC 6749 §4.1 and RFC 7636): a scheme's value is the
 // access token each user obtained by signing in at the API's provider. A caller without one is given the URL to
 // sign in at (the binding asks through URL elicitation, or the error result says it); the provider redirects to
-// this server's callback (sign-in-callback.ts), which exchanges the code and keeps the tokens per principal in the
-// token store, encrypted. Tokens are refreshed shortly before they expire; a refresh the provider refuses means
+// this server's callback (sign-in-callback.ts), which exchanges the code and, once the person confirms which
+// principal the account will act for, keeps the tokens per principal in the token store, encrypted. Tokens are refreshed shortly before they expire; a refresh the provider refuses means
 // signing in again. Nothing is sent upstream for a caller who has not signed in.
 
 import { EventEmitter } from "node:events";
 import { messageOf } from "../catalog/errors.js";
+import { accountOf } from "./sign-in-account.js";
 import { authorizationLink, SIGN_IN_LIFETIME_MS, waitForSignIn } from "./sign-in-link.js";
 import type { SignInStates } from "./sign-in-state.js";
 import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
@@ -79,10 +80,16 @@ export class SignIn implements UserCredentials {
     this.refused.add(value);
   }
 
-  /** The tokens a callback obtained: stored for the principal the state was issued to, and waiting calls woken. */
-  async finish({ principal, code, verifier }: { principal: string; code: string; verifier: string }): Promise<void> {
+  /**
+   * The tokens a callback's code is worth (redeemed with its state's PKCE verifier), and the provider account they
+   * act as where the provider says (sign-in-account.ts): kept nowhere yet, until the person confirms.
+   */
+  async redeem({ code, verifier }: { code: string; verifier: string }): Promise<{
+    tokens: StoredTokens;
+    account?: string;
+  }> {
     const { tokenUrl, redirectUrl, clientId } = this.config;
-    const tokens = await requestTokens({
+    const { idToken, ...tokens } = await requestTokens({
       url: tokenUrl,
       form: {
         grant_type: "authorization_code",
@@ -94,8 +101,19 @@ export class SignIn implements UserCredentials {
       client: this.config,
       now: this.now(),
     });
+    const account = accountOf({ accessToken: tokens.accessToken, ...(idToken ? { idToken } : {}) });
+    return { tokens, ...(account ? { account } : {}) };
+  }
+
+  /** Confirmed: the tokens stored for the principal the link was made for, and calls waiting for it woken. */
+  async keep({ principal, tokens }: { principal: string; tokens: StoredTokens }): Promise<void> {
     await this.parts.store.put({ principal, scheme: this.config.scheme, tokens });
     this.signedIn.emit(principal);
+  }
+
+  /** Not confirmed: the tokens are revoked where the provider has a revocation endpoint (best effort). */
+  async discard(tokens: StoredTokens): Promise<void> {
+    await this.revoke(tokens);
   }
 
   /** Drops the principal's tokens, revoking them at the provider when it has a revocation endpoint. True if any. */
@@ -103,14 +121,17 @@ export class SignIn implements UserCredentials {
     const key = { principal, scheme: this.config.scheme };
     const tokens = await this.parts.store.get(key).catch(() => undefined);
     const found = await this.parts.store.delete(key);
-    const { revocationUrl } = this.config;
-    if (tokens && revocationUrl) {
-      const revoke = (token: string, hint: "access_token" | "refresh_token") =>
-        revokeToken({ url: revocationUrl, token, hint, client: this.config }).catch(() => {});
-      if (tokens.refreshToken) await revoke(tokens.refreshToken, "refresh_token");
-      await revoke(tokens.accessToken, "access_token");
-    }
+    if (tokens) await this.revoke(tokens);
     return found;
+  }
+
+  private async revoke(tokens: StoredTokens): Promise<void> {
+    const { revocationUrl } = this.config;
+    if (!revocationUrl) return;
+    const revoke = (token: string, hint: "access_token" | "refresh_token") =>
+      revokeToken({ url: revocationUrl, token, hint, client: this.config }).catch(() => {});
+    if (tokens.refreshToken) await revoke(tokens.refreshToken, "refresh_token");
+    await revoke(tokens.accessToken, "access_token");
   }
 
   /** A fresh access token for these tokens, stored; undefined when the provider refused the refresh token. */
@@ -120,7 +141,7 @@ export class SignIn implements UserCredentials {
     const key = { principal, scheme: this.config.scheme };
     const started = (async () => {
       try {
-        const fresh = await requestTokens({
+        const { idToken: _id, ...fresh } = await requestTokens({
           url: this.config.tokenUrl,
           form: { grant_type: "refresh_token", refresh_token: tokens.refreshToken ?? "" },
           client: this.config,

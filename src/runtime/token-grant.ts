@@ -34,6 +34,9 @@ export class GrantError extends OpenApiMcpError {
 /** The grant itself is bad (sign in again): RFC 6749's code, and GitHub's for a bad code or refresh token. */
 const REFUSED_GRANT = new Set(["invalid_grant", "bad_verification_code", "bad_refresh_token"]);
 
+/** What a token request obtained: the tokens to keep, and an OpenID Connect ID token when the provider sent one. */
+export type GrantedTokens = StoredTokens & { idToken?: string };
+
 /** Tokens for `form` (grant_type and its fields) from `url`; `now` is when the request left. */
 export async function requestTokens({
   url,
@@ -45,7 +48,7 @@ export async function requestTokens({
   form: Record<string, string>;
   client: GrantClient;
   now?: number;
-}): Promise<StoredTokens> {
+}): Promise<GrantedTokens> {
   const body = await post({ url, form, client, what: "token request" });
   const accessToken = body.access_token;
   if (typeof accessToken !== "string" || accessToken === "")
@@ -57,6 +60,7 @@ export async function requestTokens({
     ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresAt: now + expiresIn * 1000 } : {}),
     obtainedAt: now,
     ...(typeof body.scope === "string" ? { scope: body.scope } : {}),
+    ...(typeof body.id_token === "string" ? { idToken: body.id_token } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { defined } from "./defined.js";
 import type { HttpRoute } from "./http-route.js";
 import type { SignIn } from "./sign-in.js";
 import { signInRoutes } from "./sign-in-callback.js";
+import { SignInConfirmations } from "./sign-in-confirmation.js";
 import { defaultTokenFile, FileTokenStore, signInFromSettings } from "./sign-in-settings.js";
 import { SignInStates } from "./sign-in-state.js";
 import type { SharedState } from "./state/shared-state.js";
@@ -181,7 +182,7 @@ export async function userCredentialModes({
         });
     }
   }
-  const routes = storage ? signInRoutes({ signIns, states: storage.states }) : [];
+  const routes = storage ? signInRoutes({ signIns, states: storage.states, confirmations: storage.confirmations }) : [];
   return { ...(Object.keys(map).length > 0 ? { userCredentials: map } : {}), routes };
 }
 
@@ -204,7 +205,7 @@ async function signInStorage({
   tokenStore?: TokenStore;
   shared: Pick<SharedState, "usedNonces" | "tokenStore">;
   log: (line: string) => void;
-}): Promise<{ store: TokenStore; states: SignInStates }> {
+}): Promise<{ store: TokenStore; states: SignInStates; confirmations: SignInConfirmations }> {
   const keys = readTokenKeys({ value: env[TOKEN_KEY_VARIABLE], purpose: `signing in (${place})` });
   const file = settings?.tokenStore?.file;
   if (file !== undefined && shared.tokenStore)
@@ -216,7 +217,12 @@ async function signInStorage({
     (file === undefined ? shared.tokenStore?.(keys) : undefined) ??
     new FileTokenStore({ file: file ?? defaultTokenFile(env), keys });
   await store.list("");
-  return { store, states: new SignInStates({ keys, usedNonces: shared.usedNonces ?? new MemoryUsedNonces() }) };
+  const usedNonces = shared.usedNonces ?? new MemoryUsedNonces();
+  return {
+    store,
+    states: new SignInStates({ keys, usedNonces }),
+    confirmations: new SignInConfirmations({ keys, usedNonces }),
+  };
 }
 
 function exchangeConfig({

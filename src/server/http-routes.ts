@@ -5,7 +5,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isJSONRPCRequest } from "@modelcontextprotocol/server";
 import { messageOf } from "../catalog/errors.js";
-import type { HttpMount, HttpRoute, RequestBody, ReadBody } from "../runtime/http-route.js";
+import {
+  type HttpMount,
+  type HttpRoute,
+  MAX_FORM_BYTES,
+  type ReadBody,
+  type RequestBody,
+  type RouteAnswer,
+  type RouteRequest,
+} from "../runtime/http-route.js";
 import type { Caller } from "../runtime/types.js";
 import type { EndpointAuth } from "./auth.js";
 import { type BodyBudget, bodyRefusal, readBody, type RequestLimits } from "./bodies.js";
@@ -83,7 +91,8 @@ export class HttpRoutes {
 
   /**
    * A route of the engine's parts. A public one (the sign-in callback a browser is redirected to) is answered as
-   * it comes; one for a caller passes the Host/Origin guard and endpoint auth first, as `/mcp` does. No body is read.
+   * it comes; one for a caller passes the Host/Origin guard and endpoint auth first, as `/mcp` does. Only a form
+   * route's body is read, within MAX_FORM_BYTES and the body budget.
    */
   private async serveExtra({
     route,
@@ -102,23 +111,55 @@ export class HttpRoutes {
       caller = verified.caller;
     }
     const query = new URL(req.url ?? "/", "http://localhost").searchParams;
-    let answer: { status: number; text: string };
-    try {
-      answer = await route.handle({ query, ...(caller ? { caller } : {}) });
-    } catch (error) {
-      this.parts.log(`${route.path} failed: ${messageOf(error)}`);
-      answer = { status: 500, text: `This request could not be completed: ${messageOf(error)}` };
+    let answer: RouteAnswer;
+    const form = route.form ? await this.formBody(req) : undefined;
+    if (form && "answer" in form) answer = form.answer;
+    else {
+      const { origin, "sec-fetch-site": fetchSite } = req.headers;
+      const request: RouteRequest = {
+        query,
+        ...(caller ? { caller } : {}),
+        ...(form ? { form: form.fields } : {}),
+        ...(typeof origin === "string" ? { origin } : {}),
+        ...(typeof fetchSite === "string" ? { fetchSite } : {}),
+      };
+      try {
+        answer = await route.handle(request);
+      } catch (error) {
+        this.parts.log(`${route.path} failed: ${messageOf(error)}`);
+        answer = { status: 500, text: `This request could not be completed: ${messageOf(error)}` };
+      }
     }
-    // Plain text, never cached, never framed: it may say whom a sign-in was for.
+    // Never cached, never framed: it may say whom a sign-in was for. A page runs no script and posts only here.
+    const page = "html" in answer;
     res
       .writeHead(answer.status, {
-        "content-type": "text/plain; charset=utf-8",
+        "content-type": page ? "text/html; charset=utf-8" : "text/plain; charset=utf-8",
         "cache-control": "no-store",
         "x-content-type-options": "nosniff",
-        "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+        // A page's own post must carry its Origin (no-referrer would make it `null`); nothing leaves for elsewhere.
+        "referrer-policy": page ? "same-origin" : "no-referrer",
+        "content-security-policy": page
+          ? "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+          : "default-src 'none'; frame-ancestors 'none'",
         ...(req.method === "POST" ? { connection: "close" } : {}),
       })
-      .end(`${answer.text}\n`);
+      .end("html" in answer ? answer.html : `${answer.text}\n`);
+  }
+
+  /** A form route's fields, or the answer that refuses its body (too large, over the budget, not a form). */
+  private async formBody(req: IncomingMessage): Promise<{ fields: URLSearchParams } | { answer: RouteAnswer }> {
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/x-www-form-urlencoded")
+      return { answer: { status: 415, text: "This page takes a form (application/x-www-form-urlencoded)." } };
+    const read = await readBody({ req, limit: MAX_FORM_BYTES, budget: this.parts.budget, owner: undefined });
+    if ("aborted" in read) return { answer: { status: 400, text: "The form did not arrive whole." } };
+    if ("tooLarge" in read) return { answer: { status: 413, text: `A form must not exceed ${MAX_FORM_BYTES} bytes.` } };
+    if ("overBudget" in read) {
+      this.parts.log(`refused: 503 a form body past ${read.overBudget}; connection closed`);
+      return { answer: { status: 503, text: "Server busy: too many request bodies arriving; try again shortly." } };
+    }
+    return { fields: new URLSearchParams(read.text) };
   }
 
   /**

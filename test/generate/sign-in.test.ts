@@ -1,6 +1,7 @@
 // A generated server signs users in as `serve` does: built from the same settings (credentials.<scheme>.perUser.
-// signIn), it serves the callback on its HTTP listener, a 2025-11-25 client following the URL it elicits signs in,
-// and the call goes out with that user's own token. The provider and the API are real servers on loopback.
+// signIn), it serves the callback on its HTTP listener, a 2025-11-25 client following the URL it elicits signs in
+// (confirming on the callback's page whom the account acts for), and the call goes out with that user's own token.
+// The provider and the API are real servers on loopback.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -122,7 +123,11 @@ it("signs a user in and calls with their own token", async () => {
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     const { url } = request.params as ElicitRequestURLParams;
     asked.push(url);
-    expect((await follow(url)).status).toBe(200);
+    // The generated server asks the person to confirm whom the account acts for before it keeps anything.
+    const followed = await follow(url);
+    expect(followed.page).toMatch(/<title>Connect user-a to \S+\?<\/title>/);
+    expect(followed.status).toBe(200);
+    expect(followed.text).toMatch(/^Signed in to octo for \S+\. /);
     return { action: "accept" };
   });
   const headers = { authorization: `Bearer ${TOKEN}` };

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AuditRecord, loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit.js";
+import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit-line.js";
 
 describe("audit log", () => {
   it("logs argument names with scalar values, redacting sensitive-looking names and summarising structures", () => {
@@ -50,6 +51,35 @@ describe("audit log", () => {
     const safe = JSON.stringify(safeRecord(record, ["s3cr3t/key"]));
     expect(safe).not.toContain("s3cr3t");
     expect(safe).toContain("api_key=****");
+  });
+
+  it("bounds every field a caller can influence, escapes and all, masking before it cuts", () => {
+    const big = (unit: string) => unit.repeat(500_000);
+    const record: AuditRecord = {
+      time: "2026-11-22T00:00:00.000Z",
+      session: big("s"),
+      principal: big("\u0001"),
+      profile: big("p"),
+      tool: big("é"),
+      method: "GET",
+      url: `https://api.example.com/${big('"')}`,
+      arguments: { [`s3cr3t-key${big("n")}`]: "v", [big("😀")]: big("\n"), a: 1 },
+      secrets: Array.from({ length: 1_000 }, (_, i) => `\${file:/run/secrets/${i}-${"r".repeat(300)}}`),
+      approvedBy: big("a"),
+      durationMs: 1,
+      outcome: "ok",
+    };
+    const safe = safeRecord(record, ["s3cr3t-key"]);
+    const line = JSON.stringify(safe);
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_AUDIT_LINE_BYTES);
+    for (const field of ["session", "principal", "profile", "tool", "url", "approvedBy"] as const)
+      expect(safe[field]).toMatch(/…$/);
+    expect(safe.tool).toMatch(/^é+…$/);
+    // No half surrogate pair where an emoji name is cut.
+    expect(line).not.toContain("\\ud83d");
+    expect(Object.keys(safe.arguments).length + (safe.argumentsNotShown ?? 0)).toBe(3);
+    expect(safe.secrets!.at(-1)).toMatch(/^\(and \d+ more\)$/);
+    expect(line).not.toContain("s3cr3t");
   });
 
   it("appends one JSON line per record to a file", () => {

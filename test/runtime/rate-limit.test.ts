@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { RateLimit } from "../../src/catalog/types.js";
 import {
+  PENDING_MS,
   type RateLimitKey,
   RateLimiter,
   rateLimitKeys,
@@ -336,6 +337,53 @@ describe("RateLimiter: several keys", () => {
     }
     // Windows start at 0, 1000 and 2000 ms: five each.
     expect(admitted).toHaveLength(15);
+  });
+});
+
+describe("RateLimiter: a place counts from when its request leaves", () => {
+  const keys = [{ key: "k", limit: { requests: 1, windowSeconds: 1 } }];
+
+  it("holds an admitted request's place in every window until it leaves, then one window from there", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ clock: () => now });
+    const held = limiter.reserveNow({ keys });
+    if (!held.ok) throw new Error("refused");
+    now = 5_000;
+    // Not left yet: refused, and the wait is a whole window, as it may leave at any moment.
+    expect(limiter.reserveNow({ keys })).toEqual({ ok: false, retryAfterMs: 1_000, key: "k" });
+    held.permit.sent();
+    now = 5_999;
+    expect(limiter.reserveNow({ keys })).toEqual({ ok: false, retryAfterMs: 1, key: "k" });
+    now = 6_000;
+    expect(limiter.reserveNow({ keys }).ok).toBe(true);
+  });
+
+  it("gives back the place of a request that never leaves", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ clock: () => now });
+    const held = limiter.reserveNow({ keys });
+    if (!held.ok) throw new Error("refused");
+    now = 10;
+    held.permit.release();
+    expect(held.permit.live()).toBe(false);
+    // Released: sending it now changes nothing.
+    held.permit.sent();
+    expect(limiter.reserveNow({ keys }).ok).toBe(true);
+  });
+
+  it("lets a place lapse after PENDING_MS: its request may not go, and a window later it no longer counts", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ clock: () => now });
+    const held = limiter.reserveNow({ keys });
+    if (!held.ok) throw new Error("refused");
+    now = PENDING_MS - 1;
+    expect(held.permit.live()).toBe(true);
+    now = PENDING_MS;
+    expect(held.permit.live()).toBe(false);
+    now = PENDING_MS + 999;
+    expect(limiter.reserveNow({ keys }).ok).toBe(false);
+    now = PENDING_MS + 1_000;
+    expect(limiter.reserveNow({ keys }).ok).toBe(true);
   });
 });
 

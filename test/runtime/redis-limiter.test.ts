@@ -3,7 +3,7 @@
 // goes away and comes back (fail closed by default, fail open when told, recovery without a restart).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/runtime/rate-limit.js";
+import { PENDING_MS, RateLimiter } from "../../src/runtime/rate-limit.js";
 import { RedisRateLimiter } from "../../src/runtime/state/redis-limiter.js";
 import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
 import { RedisServer } from "../support/redis.js";
@@ -104,6 +104,47 @@ describe("RedisRateLimiter: the sliding log, in Redis", () => {
     const refused = await limiter.acquire({ keys });
     expect(refused.ok).toBe(false);
     if (!refused.ok && "retryAfterMs" in refused) expect(refused.retryAfterMs).toBeGreaterThan(59_000);
+  });
+});
+
+describe("RedisRateLimiter: a place counts from when its request leaves", () => {
+  const key = (name: string) => [{ key: `tool:${name}`, limit: { requests: 1, windowSeconds: 60 } }];
+  /** The key's one entry's score, in ms (RESP3 answers pairs: [[member, score]]). */
+  const score = async (name: string): Promise<number> => {
+    const reply = await redis.sendCommand(["ZRANGE", `openapi-mcp:rl:tool:${name}`, "0", "0", "WITHSCORES"]);
+    const [[, value]] = reply as [[string, number | string]];
+    return Number(value) / 1000;
+  };
+
+  it("holds the place provisionally (PENDING_MS ahead) until the request leaves, then stamps it then", async () => {
+    const limiter = new RedisRateLimiter({ redis, log });
+    const before = Date.now();
+    const held = await limiter.reserve({ keys: key("held") });
+    if (!held.ok) throw new Error("refused");
+    expect(await score("held")).toBeGreaterThan(before + PENDING_MS - 1_000);
+    const refused = await limiter.reserve({ keys: key("held") });
+    // Not left yet: a whole window to wait, as it may leave at any moment.
+    expect(refused).toEqual({ ok: false, retryAfterMs: 60_000, key: "tool:held" });
+    held.permit.sent();
+    await expect.poll(() => score("held")).toBeLessThan(Date.now() + 1_000);
+    expect(await score("held")).toBeGreaterThanOrEqual(before - 1_000);
+    expect((await limiter.reserve({ keys: key("held") })).ok).toBe(false);
+  });
+
+  it("gives back the place of a request that never leaves", async () => {
+    const limiter = new RedisRateLimiter({ redis, log });
+    const held = await limiter.reserve({ keys: key("released") });
+    if (!held.ok) throw new Error("refused");
+    held.permit.release();
+    await expect.poll(async () => (await limiter.reserve({ keys: key("released") })).ok).toBe(true);
+  });
+
+  it("keeps a key with a place held for as long as the place can count", async () => {
+    const limiter = new RedisRateLimiter({ redis, log });
+    await limiter.reserve({ keys: [{ key: "tool:short", limit: { requests: 3, windowSeconds: 1 } }] });
+    const ttl = Number(await redis.sendCommand(["PTTL", "openapi-mcp:rl:tool:short"]));
+    expect(ttl).toBeGreaterThan(PENDING_MS);
+    expect(ttl).toBeLessThanOrEqual(PENDING_MS + 1_000);
   });
 });
 

@@ -1,9 +1,10 @@
 // Signing in across replicas that share Redis (--state): a user signs in through replica A (the provider on
 // loopback redirects to A's callback, as a browser would) and calls through replica B with that sign-in, without
-// being asked again; each replica has its own state directory, as on two machines. Everything in Redis is then read
-// back (SCAN, TYPE, GET/HGETALL/ZRANGE): no access or refresh token, principal or scheme name in clear, nor any
-// unkeyed digest of alice's principal (`static:alice.principal`) a guess could be checked against. Redis
-// stopped: the signed-in call ends with a clear result and sends nothing; Redis back: it goes out again.
+// being asked again; each replica has its own state directory, as on two machines. The callback's confirmation page
+// shown by A is confirmed through B, and only once. Everything in Redis is then read back (SCAN, TYPE,
+// GET/HGETALL/ZRANGE): no access or refresh token, principal or scheme name in clear, nor any unkeyed digest of
+// alice's principal (`static:alice.principal`) a guess could be checked against. Redis stopped: the signed-in call
+// ends with a clear result and sends nothing; Redis back: it goes out again.
 
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -20,7 +21,15 @@ import { forbiddenForms, leaksIn, textOf } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 import { dumpRedis, unkeyedDigests } from "../support/redis-dump.js";
 import { json, Upstream } from "../support/upstream.js";
-import { CLIENT_ID, CLIENT_SECRET, follow, type SignInProvider, startSignInProvider } from "./sign-in-provider.js";
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  follow,
+  openLink,
+  postConfirmation,
+  type SignInProvider,
+  startSignInProvider,
+} from "./sign-in-provider.js";
 
 const ALICE = "alice-mcp-token-0123456789abcdef";
 const PRINCIPAL = "alice.principal";
@@ -172,6 +181,50 @@ describe("replicas sharing Redis", () => {
     expect(client.callbacks).toHaveLength(1);
     expect(client.callbacks[0]).toContain(`:${portB}/`);
     expect(authorizations().at(-1)).toBe(`Bearer ${provider.issued.access[0]}`);
+  });
+
+  it("a sign-in's page shown by replica A is confirmed through replica B, once", async () => {
+    provider = await startSignInProvider();
+    const [portA, portB] = [await freePort(), await freePort()];
+    const [a] = await Promise.all([
+      replica({ port: portA, publicPort: portA }),
+      replica({ port: portB, publicPort: portA }),
+    ]);
+    await dropSignIns();
+    const links: string[] = [];
+    const client = new Client({ name: "alice", version: "0.0.0" }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      links.push((request.params as ElicitRequestURLParams).url);
+      return { action: "decline" };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(a.url!), {
+        requestInit: { headers: { authorization: `Bearer ${ALICE}` } },
+      }),
+    );
+    onTestFinished(() => client.close());
+    const call = async () => (await client.callTool({ name: "getMe", arguments: {} })) as { isError?: boolean };
+    expect((await call()).isError).toBe(true);
+    const { page, callback } = await openLink(links[0]!);
+    expect(callback).toContain(`:${portA}/`);
+    // The browser's page is at A's origin (a balancer's, in production); its post lands on B.
+    const headers = {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: `http://127.0.0.1:${portA}`,
+      "sec-fetch-site": "same-origin",
+    };
+    const onB = await postConfirmation({
+      callback: callback.replace(`:${portA}/`, `:${portB}/`),
+      page,
+      answer: "connect",
+      headers,
+    });
+    expect(await onB.text()).toMatch(/^Signed in to octoUserSignIn for static:alice\.principal\./);
+    expect((await call()).isError).toBeFalsy();
+    // Used on B, it is refused on A.
+    const onA = await postConfirmation({ callback, page, answer: "connect", headers });
+    expect(onA.status).toBe(400);
+    expect(await onA.text()).toMatch(/was used already/);
   });
 
   it("fails closed while Redis is stopped: a clear result, nothing sent; works again when it is back", async () => {

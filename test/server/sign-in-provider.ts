@@ -135,10 +135,57 @@ async function form(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
-/** What a browser does with a sign-in link: the provider signs in and redirects to the callback, which answers. */
-export async function follow(url: string): Promise<{ status: number; text: string; callback: string }> {
+/**
+ * What a person does with a sign-in link in a browser: the provider signs in and redirects to the callback, whose
+ * page asks them to confirm whom the account is for; they confirm (or cancel), and the server answers.
+ */
+export async function follow(
+  url: string,
+  { answer = "connect" }: { answer?: "connect" | "cancel" } = {},
+): Promise<{ status: number; text: string; callback: string; page: string }> {
+  const { callback, status, page } = await openLink(url);
+  if (status !== 200) return { status, text: page, callback, page };
+  const posted = await postConfirmation({ callback, page, answer });
+  return { status: posted.status, text: await posted.text(), callback, page };
+}
+
+/** Only the first half: signed in at the provider, the callback's page shown, nothing answered on it. */
+export async function openLink(url: string): Promise<{ status: number; page: string; callback: string }> {
   const authorize = await fetch(url, { redirect: "manual" });
   const callback = authorize.headers.get("location") ?? "";
   const answer = await fetch(callback);
-  return { status: answer.status, text: await answer.text(), callback };
+  return { status: answer.status, page: await answer.text(), callback };
+}
+
+/** The confirmation form's fields on a callback's page. */
+export function confirmationOf(page: string): { action: string; confirmation: string } {
+  const action = /<form method="post" action="([^"]*)"/.exec(page)?.[1];
+  const confirmation = /name="confirmation" value="([^"]*)"/.exec(page)?.[1];
+  if (action === undefined || confirmation === undefined) throw new Error(`no confirmation form on the page: ${page}`);
+  return { action, confirmation };
+}
+
+/** The page's form posted as a browser posts it (same origin), with `answer`, or other `headers`. */
+export function postConfirmation({
+  callback,
+  page,
+  answer,
+  headers,
+}: {
+  callback: string;
+  page: string;
+  answer: string;
+  headers?: Record<string, string>;
+}): Promise<Response> {
+  const { action, confirmation } = confirmationOf(page);
+  const target = new URL(action, callback);
+  return fetch(target, {
+    method: "POST",
+    headers: headers ?? {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: target.origin,
+      "sec-fetch-site": "same-origin",
+    },
+    body: new URLSearchParams({ confirmation, answer }).toString(),
+  });
 }

@@ -89,9 +89,10 @@ function Line({ line }) {
 function replicaNote(summary) {
   const minutes = summary?.window.minutes ?? 60;
   const lines = (summary?.window.maxLines ?? 10_000).toLocaleString("en");
+  const mib = Math.round((summary?.window.maxBytes ?? 8 * 1024 * 1024) / (1024 * 1024));
   return [
     `This replica only${summary ? ` (${summary.replica})` : ""}: its calls of the last ${minutes} minutes, at most`,
-    `${lines} lines, kept in memory. Other replicas show theirs in their own console; a view across replicas is the`,
+    `${lines} lines and ${mib} MiB, kept in memory. Other replicas show theirs in their own console; a view across replicas is the`,
     "job of the log pipeline --audit-log feeds.",
   ].join(" ");
 }
