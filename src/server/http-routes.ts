@@ -152,13 +152,11 @@ export class HttpRoutes {
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded")
       return { answer: { status: 415, text: "This page takes a form (application/x-www-form-urlencoded)." } };
-    const read = await readBody({ req, limit: MAX_FORM_BYTES, budget: this.parts.budget, owner: undefined });
+    // A public page's sender has no name yet: its address holds the share, as for the console's login.
+    const owner = `address:${req.socket.remoteAddress ?? "unknown"}`;
+    const read = await this.body({ req, limit: MAX_FORM_BYTES, owner });
     if ("aborted" in read) return { answer: { status: 400, text: "The form did not arrive whole." } };
-    if ("tooLarge" in read) return { answer: { status: 413, text: `A form must not exceed ${MAX_FORM_BYTES} bytes.` } };
-    if ("overBudget" in read) {
-      this.parts.log(`refused: 503 a form body past ${read.overBudget}; connection closed`);
-      return { answer: { status: 503, text: "Server busy: too many request bodies arriving; try again shortly." } };
-    }
+    if ("refused" in read) return { answer: { status: read.refused.status, text: read.refused.message } };
     return { fields: new URLSearchParams(read.text) };
   }
 
