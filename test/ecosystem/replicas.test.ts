@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../support/guard.js";
 import { freePort, ReplicaSet } from "../support/replicas.js";
 import { shortestSpan, shortestWindow } from "../support/windows.js";
-import { CLIENT_ID, CLIENT_SECRET, startSignInProvider } from "../server/sign-in-provider.js";
+import { CLIENT_ID, CLIENT_SECRET, confirmationOf, startSignInProvider } from "../server/sign-in-provider.js";
 
 const N = 10;
 const W_MS = 1_000;
@@ -331,8 +331,20 @@ describe("three replicas sharing one Redis behind a balancer", () => {
     const authorize = await fetch(request!.params.url, { redirect: "manual" });
     const callback = authorize.headers.get("location") ?? "";
     expect(callback.startsWith(`${new URL(set.url).origin}/oauth/callback?`)).toBe(true);
-    const signedIn = await steer(B, () => set.via(B)(callback));
-    expect(signedIn.status, await signedIn.text()).toBe(200);
+    const shown = await steer(B, () => set.via(B)(callback));
+    const page = await shown.text();
+    expect(shown.status, page).toBe(200);
+    // She confirms on the page whom the account is for; the post reaches B too.
+    const { action, confirmation } = confirmationOf(page);
+    const origin = new URL(set.url).origin;
+    const confirmed = await steer(B, () =>
+      set.via(B)(new URL(action, callback).toString(), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin, "sec-fetch-site": "same-origin" },
+        body: new URLSearchParams({ confirmation, answer: "connect" }).toString(),
+      }),
+    );
+    expect(confirmed.status, await confirmed.text()).toBe(200);
 
     route.to = C;
     const result = await steer(C, call);

@@ -28,11 +28,12 @@ function modes(scheme: string, signIn: Partial<SignInSettings>, env: Record<stri
 }
 
 describe("sign-in settings", () => {
-  it("takes the URLs from the document's flow and adds the callback and sign-out routes", async () => {
+  it("takes the URLs from the document's flow and adds the callback (its page and its confirmation) and sign-out routes", async () => {
     const built = await modes("withFlow", { publicUrl: "https://mcp.example.com/", clientSecret: "${SECRET}" });
     expect(built.userCredentials?.withFlow?.mode).toBe("signIn");
     expect(built.routes.map((r) => `${r.method} ${r.path} ${r.access}`)).toEqual([
       "GET /oauth/callback public",
+      "POST /oauth/callback public",
       "POST /signout caller",
     ]);
   });
