@@ -40,9 +40,14 @@ const kB = (pid, field) =>
 async function startServer() {
   const child = spawn(
     process.execPath,
-    [resolve(options.cli), "serve", `${root}examples/petstore.openapi.yaml`, "--mode", "code"].concat(
-      ["--transport", "http", "--port", "0", "--auth-token-env", "BENCH_FLOOD_TOKENS"],
-    ),
+    [resolve(options.cli), "serve", `${root}examples/petstore.openapi.yaml`, "--mode", "code"].concat([
+      "--transport",
+      "http",
+      "--port",
+      "0",
+      "--auth-token-env",
+      "BENCH_FLOOD_TOKENS",
+    ]),
     { env: { ...process.env, BENCH_FLOOD_TOKENS: `${TOKENS.a},${TOKENS.b}` }, stdio: ["ignore", "ignore", "pipe"] },
   );
   const url = await new Promise((done, fail) => {

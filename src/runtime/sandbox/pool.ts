@@ -1,12 +1,14 @@
 // The worker threads scripts run on, kept warm: QuickJS runs synchronously, so a script spinning on the main thread
-// would stall every other call until its interrupt fired. A run goes to an idle worker (a new one is started while
-// fewer than the pool's size are busy, otherwise it waits its turn); its api calls come back here to be answered.
-// A worker that has not ended its run by its deadline and a grace period is terminated and replaced.
+// would stall every other call until its interrupt fired. A run first waits for its caller's turn (turns.ts: a share
+// of the workers per caller, callers served in turn, bounded queues), then goes to an idle worker (a new one is
+// started while fewer than the pool's size are busy); its api calls come back here to be answered. A worker that
+// has not ended its run by its deadline and a grace period is terminated and replaced.
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { Control, type FromWorker, limitMessage, type ToWorker } from "./protocol.js";
 import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
+import { ScriptTurns } from "./turns.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */
 const GRACE_MS = 1_000;
@@ -44,7 +46,9 @@ export interface PoolOptions {
 
 export class SandboxPool {
   private readonly slots: Slot[] = [];
+  /** Runs given a turn, waiting for a worker to be free (one being replaced): at most the pool's size. */
   private readonly queue: Job[] = [];
+  private readonly turns: ScriptTurns;
   private nextId = 1;
 
   private readonly size: number;
@@ -55,6 +59,7 @@ export class SandboxPool {
     this.size = size;
     this.workerFile = workerFile;
     this.graceMs = graceMs;
+    this.turns = new ScriptTurns(size);
   }
 
   /** Workers started and not lost: busy, idle or starting. */
@@ -75,12 +80,21 @@ export class SandboxPool {
     });
   }
 
-  run(run: ScriptRun & { limits: ScriptLimits }): Promise<ScriptOutcome> {
+  /** Scripts running now, of one caller or of all. */
+  running(principal?: string): number {
+    return this.turns.running(principal);
+  }
+
+  async run(run: ScriptRun & { limits: ScriptLimits }): Promise<ScriptOutcome> {
+    const calledAt = performance.now();
+    const { turn, code, limits, signal } = run;
+    const taken = await this.turns.take({ turn, code, wallMs: limits.wallMs, signal });
+    if ("refused" in taken) return { ok: false, error: taken.refused, logs: [], apiCalls: [] };
     return new Promise((resolve) => {
       const job: Job = {
         id: this.nextId++,
         run,
-        calledAt: performance.now(),
+        calledAt,
         logs: [],
         apiCalls: [],
         done: false,
@@ -88,6 +102,7 @@ export class SandboxPool {
           if (job.done) return;
           job.done = true;
           run.signal?.removeEventListener("abort", cancel);
+          taken.release();
           resolve({ ...outcome, logs: job.logs, apiCalls: job.apiCalls });
         },
       };
