@@ -6,7 +6,18 @@
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
 import { runScript, type ScriptOutcome } from "../../src/runtime/sandbox/run-script.js";
-import { DEFAULT_SCRIPT_TURN, type ScriptTurn } from "../../src/runtime/sandbox/turns.js";
+import type { ScriptTurn } from "../../src/runtime/sandbox/turns.js";
+
+/** The defaults (DEFAULT_SCRIPT_TURN), written out: --max-in-flight-per-principal, --max-queued, … */
+const TURN: ScriptTurn = {
+  principal: "",
+  perPrincipal: 8,
+  queue: 64,
+  queueTimeoutMs: 30_000,
+  maxQueued: 256,
+  queueBytes: 16 * 2 ** 20,
+  queueBytesPerPrincipal: 2 ** 20,
+};
 
 /** An api whose answers wait until `release()`; it records who called, in order. */
 function heldApi() {
@@ -46,7 +57,7 @@ function start({
       code: script(who, pad),
       tools: ["wait"],
       api: held.api,
-      turn: { ...DEFAULT_SCRIPT_TURN, principal, ...turn },
+      turn: { ...TURN, principal, ...turn },
       ...(signal ? { signal } : {}),
     },
     pool,
@@ -110,7 +121,7 @@ describe("bounded queues: past a bound the script is refused at once, never run"
       turn: { queue: 2 },
       first: ["a1", "a2", "a3"],
       running: 1,
-      message: `${busy}, and your queue is full (2 scripts waiting, its bound). Nothing was run; try again later.`,
+      message: `${busy}, and your queue is full (its bound: 2 waiting). Nothing was run; try again later.`,
     },
     {
       name: "a caller's bytes (--script-queue-bytes-per-principal)",
@@ -125,7 +136,7 @@ describe("bounded queues: past a bound the script is refused at once, never run"
       turn: { maxQueued: 2 },
       first: ["b1", "c1", "b2", "c2"],
       message:
-        "The script was not run: every worker is busy, and the server's queue is full (2 scripts of all callers waiting, its bound). Nothing was run; try again later.",
+        "The script was not run: every worker is busy, and the server's queue is full (its bound: 2 waiting, all callers together). Nothing was run; try again later.",
     },
     {
       name: "all callers' bytes (--script-queue-bytes)",

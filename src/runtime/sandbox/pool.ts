@@ -120,6 +120,9 @@ export class SandboxPool {
       if (!slot) return;
       this.start(slot, this.queue.shift()!);
     }
+    // A worker started ahead while there is room: the next caller's script (another's, when one caller holds all
+    // the workers it may) does not wait for a new one to load the engine (about a second on a busy host).
+    if (this.slots.every((s) => s.job) && this.slots.length < this.size) this.spawn();
   }
 
   private start(slot: Slot, job: Job): void {

@@ -124,9 +124,9 @@ function refusal({
       message: `The script was not run: ${held}, and it waited ${formatDuration(caps.queueTimeoutMs)} (the queue timeout) without a turn. ${later}`,
     };
   const full = {
-    queue: `your queue is full (${caps.queue} scripts waiting, its bound)`,
+    queue: `your queue is full (its bound: ${caps.queue} waiting)`,
     queueWeight: `your queue would hold more than its ${caps.queueWeight} bytes with this script (${weight} bytes)`,
-    queueAll: `the server's queue is full (${caps.queueAll} scripts of all callers waiting, its bound)`,
+    queueAll: `the server's queue is full (its bound: ${caps.queueAll} waiting, all callers together)`,
     queueWeightAll: `the server's queue would hold more than its ${caps.queueWeightAll} bytes with this script (${weight} bytes)`,
   }[admission.bound];
   return { kind: "busy", message: `The script was not run: ${held}, and ${full}. ${later}` };
