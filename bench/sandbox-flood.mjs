@@ -4,19 +4,24 @@
 //   starve  B runs `return 1` --samples times one after the other, alone; then A sends a spinning script
 //           (`for (;;) {}`, stopped at its CPU limit) --rate times a second, and from the flood's third second B
 //           sends `return 1` once a second, --samples times: B's p50 quiet and flooded;
-//   memory  A sends --count maximum-size executes (100,000 characters, spinning) at once: how many were refused at
-//           once (the queue's bound) and how many accepted, and the server's RSS before and at its peak (VmHWM).
+//   memory  A sends --count maximum-size executes (100,000 characters, spinning) at once, on raw connections: how
+//           many were refused (the queue's bound) and how many accepted once no answer came for 5 s, and the
+//           server's RSS before, at its peak (VmHWM, the requests arriving) and then; RSS mostly shows the
+//           requests arriving, so the same flood also goes to the engine in this process (sandbox-flood-heap.mjs):
+//           the heap it holds after a forced collection, once the refusals have come.
 //
 // Run: npm run bench:sandbox-flood   (or npm run build && node bench/sandbox-flood.mjs)
-// Options: --samples N (10)  --rate N (6)  --count N (1500)  --cli FILE (dist/cli.js: another build to compare)
-//          --only starve|memory
+// Options: --samples N (10)  --rate N (6)  --count N (1500)  --only starve|memory
+//          --cli FILE (dist/cli.js), --dist DIR (dist): another build to compare
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { heldHeap } from "./sandbox-flood-heap.mjs";
 import { median, printMachine, recordSummary } from "./report.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -26,11 +31,13 @@ const { values: options } = parseArgs({
     rate: { type: "string", default: "6" },
     count: { type: "string", default: "1500" },
     cli: { type: "string", default: `${root}dist/cli.js` },
+    dist: { type: "string", default: `${root}dist` },
     only: { type: "string" },
   },
 });
 const TOKENS = { a: "bench-flood-token-a-0123456789abcdef", b: "bench-flood-token-b-0123456789abcdef" };
 const SPIN = "for (;;) {}";
+const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 /** The longest script execute takes: a spinning loop and a comment up to 100,000 characters. */
 const LARGEST = `${SPIN} /*${"x".repeat(100_000 - SPIN.length - 5)}*/`;
 
@@ -113,43 +120,103 @@ async function starve() {
   });
 }
 
+/** One POST to /mcp as A (raw HTTP: the SDK's client is too slow to send 1,500 large requests at once). */
+function post({ url, body, headers = {}, agent }) {
+  return new Promise((done) => {
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { ...HEADERS, authorization: `Bearer ${TOKENS.a}`, ...headers } },
+      (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => chunks.push(chunk));
+        res.on("end", () => done({ headers: res.headers, text: Buffer.concat(chunks).toString() }));
+        res.on("error", () => done({ headers: {}, text: "" }));
+      },
+    );
+    req.on("error", () => done({ headers: {}, text: "" }));
+    req.end(body);
+  });
+}
+
 async function memory() {
   const { child, url } = await startServer();
-  const a = await connect(url, TOKENS.a);
-  await execute(a, "return 1;");
+  const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+  const init = await post({
+    url,
+    agent,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench-flood", version: "0" } },
+    }),
+  });
+  const session = { "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18" };
+  await post({ url, agent, headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  const call = (id, code) =>
+    Buffer.from(
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "execute", arguments: { code } } }),
+    );
+  await post({ url, agent, headers: session, body: call(1, "return 1;") });
   const before = kB(child.pid, "VmRSS");
   let refused = 0;
   let answered = 0;
   let firstRefusal = "";
   const count = Number(options.count);
+  const body = call(2, LARGEST);
   for (let i = 0; i < count; i++)
-    execute(a, LARGEST).then(
-      (result) => {
-        answered++;
-        if (/not run|try again later/i.test(textOf(result))) {
-          refused++;
-          firstRefusal ||= textOf(result);
-        }
-      },
-      () => answered++,
-    );
-  // Long enough for every request to arrive and be queued or refused; the queued ones spin in turn meanwhile.
-  await new Promise((done) => setTimeout(done, 10_000));
-  const peak = kB(child.pid, "VmHWM");
+    void post({ url, agent, headers: session, body }).then(({ text }) => {
+      answered++;
+      if (!text.includes("not run")) return;
+      refused++;
+      firstRefusal ||= /"text":"(.*?)"}]/.exec(text)?.[1] ?? text;
+    });
+  // Until every request has arrived and been queued or refused: 15 s, then until no new answer for 5 s (at most
+  // 60 s); the accepted ones spin in turn meanwhile (2 s each).
+  const started = performance.now();
+  let last = { answered, at: started };
+  const waiting = () => performance.now() - started < 15_000 || performance.now() - last.at < 5_000;
+  while (performance.now() - started < 60_000 && waiting()) {
+    if (answered !== last.answered) last = { answered, at: performance.now() };
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  const waited = performance.now() - started;
+  const [peak, held] = [kB(child.pid, "VmHWM"), kB(child.pid, "VmRSS")];
   child.kill();
+  agent.destroy();
   const mb = (k) => `${Math.round(k / 1024)} MB`;
   console.log(
-    `memory: ${count} maximum-size executes from one caller: ${refused} refused at once, ${count - refused} accepted (${answered} answered within 10 s); RSS ${mb(before)} -> peak ${mb(peak)} (+${mb(peak - before)})`,
+    `memory: ${count} maximum-size executes from one caller: ${refused} refused at once, ${count - refused} accepted (${answered} answered in ${(waited / 1000).toFixed(0)} s); RSS ${mb(before)} -> peak ${mb(peak)} (+${mb(peak - before)}), then ${mb(held)} (+${mb(held - before)})`,
   );
   if (firstRefusal) console.log(`  refusal: ${firstRefusal.slice(0, 400)}`);
   recordSummary({
     bench: "sandbox-flood",
     measure: `code mode: ${count} maximum-size executes from one caller`,
-    value: `${count - refused} accepted, +${mb(peak - before)} RSS`,
+    value: `${count - refused} accepted, RSS +${mb(peak - before)} at peak, +${mb(held - before)} after`,
+  });
+}
+
+async function heap() {
+  const { refused, accepted, heldBytes } = await heldHeap({
+    dist: resolve(options.dist),
+    count: Number(options.count),
+    code: LARGEST,
+  });
+  const mb = `${(heldBytes / 2 ** 20).toFixed(1)} MiB`;
+  console.log(
+    `heap: the same in process: ${refused} refused, ${accepted} accepted; heap held after a forced gc +${mb}`,
+  );
+  recordSummary({
+    bench: "sandbox-flood",
+    measure: `code mode: ${options.count} maximum-size executes, heap held (engine in process)`,
+    value: `${accepted} accepted, +${mb}`,
   });
 }
 
 printMachine();
 if (options.only !== "memory") await starve();
-if (options.only !== "starve") await memory();
+if (options.only !== "starve") {
+  await memory();
+  await heap();
+}
 process.exit(0);
