@@ -11,7 +11,7 @@ import type { OpenAPI } from "openapi-types";
 import { afterEach, expect, it, onTestFinished, vi } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
 import { CodeProvider } from "../../src/runtime/code-mode.js";
-import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
+import { type CallerInFlight, Engine, type EngineOptions } from "../../src/runtime/engine.js";
 import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
 import { runScript } from "../../src/runtime/sandbox/run-script.js";
 import type { Caller, ToolResult } from "../../src/runtime/types.js";
@@ -62,15 +62,19 @@ async function codeMode({
   url,
   workers = 2,
   engine: options = {},
+  profile,
   limits = {},
 }: {
   url: string;
   workers?: number;
   engine?: Partial<EngineOptions>;
+  /** A profile's own in-flight limits, served through its view of the engine. */
+  profile?: CallerInFlight;
   limits?: ConstructorParameters<typeof CodeProvider>[0]["limits"];
 }) {
   const catalog = await loadCatalog({ document: SLOW_API as OpenAPI.Document }, { baseUrl: url });
-  const engine = new Engine({ catalog, env: {}, retryDelaysMs: [], ...options });
+  const server = new Engine({ catalog, env: {}, retryDelaysMs: [], ...options });
+  const engine = profile ? server.withProfile({ name: "team", tools: () => true, inFlight: profile }) : server;
   const pool = new SandboxPool({ size: workers });
   const provider = new CodeProvider({ engine, catalog, limits, runScript: (run) => runScript(run, pool) });
   return { provider, pool };
@@ -90,7 +94,7 @@ it("A keeps spinning scripts queued: B's `return 1` is answered ahead of A's que
   const upstream = await heldUpstream();
   upstream.release();
   // Each of A's scripts calls the upstream once, then spins until its CPU limit.
-  const { provider } = await codeMode({ url: upstream.api.url, limits: { cpuMs: 1_000 } });
+  const { provider, pool } = await codeMode({ url: upstream.api.url, limits: { cpuMs: 1_000 } });
   vi.stubEnv("MCP_CODE_FLOOD_TOKENS", `${A},${B}`);
   const handle = await serveHttp({
     provider,
@@ -130,6 +134,8 @@ it("A keeps spinning scripts queued: B's `return 1` is answered ahead of A's que
   const answeredMeanwhile = answeredA - before;
   stop.abort();
   await Promise.all(flood);
+  // The server's side of A's cancelled calls ends too (else closing the server waits for them).
+  for (let i = 0; i < 100 && pool.running() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
 
   // Before: B waited behind A's queue of 12 (a round of A's scripts answered per B's call, ~6 s each).
   expect(answeredMeanwhile).toBeLessThan(12);
@@ -208,4 +214,27 @@ it("each execute takes one of its caller's in-flight slots: a third waits, a fou
   expect(results.map(textOf)).toEqual(Array(3).fill('{"value":{"ok":true},"calls":["slow"]}'));
   // The third script ran only once one of the first two had ended.
   expect(upstream.afterRelease).toEqual([false, false, true]);
+}, 60_000);
+
+it("a profile's inFlight lowers its callers' share: with 1 in flight and 1 queued, a second waits, a third is refused", async () => {
+  const upstream = await heldUpstream();
+  const { provider } = await codeMode({
+    url: upstream.api.url,
+    workers: 3,
+    profile: { maxInFlightPerPrincipal: 1, maxQueued: 1 },
+  });
+  const a = { caller: caller("static:a") };
+  const script = "return await api.slow({});";
+  const first = provider.callTool("execute", { code: script }, a);
+  await upstream.api.received(1);
+  const second = provider.callTool("execute", { code: script }, a);
+  const third = await provider.callTool("execute", { code: script }, a);
+  expect(JSON.parse(textOf(third)).error.message).toBe(
+    "The script was not run: you have 1 script running, the most one caller may run at once, and your queue is full (its bound: 1 waiting). Nothing was run; try again later.",
+  );
+  upstream.release();
+  expect((await Promise.all([first, second])).map(textOf)).toEqual(
+    Array(2).fill('{"value":{"ok":true},"calls":["slow"]}'),
+  );
+  expect(upstream.afterRelease).toEqual([false, true]);
 }, 60_000);
