@@ -28,7 +28,15 @@ type Job = {
   finish: (outcome: Omit<ScriptOutcome, "apiCalls" | "logs">) => void;
 };
 
-type Slot = { worker: Worker; control: Control; job?: Job; watchdog?: NodeJS.Timeout; cpuWatch?: NodeJS.Timeout };
+type Slot = {
+  worker: Worker;
+  control: Control;
+  /** The worker has loaded the engine. */
+  ready?: boolean;
+  job?: Job;
+  watchdog?: NodeJS.Timeout;
+  cpuWatch?: NodeJS.Timeout;
+};
 
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
 function builtWorker(): URL {
@@ -67,16 +75,22 @@ export class SandboxPool {
     return this.slots.length;
   }
 
+  /** Resolves once a worker has loaded the engine; the process is kept alive meanwhile, not after. */
   warm(): Promise<void> {
     const slot = this.slots[0] ?? this.spawn();
+    if (slot.ready) return Promise.resolve();
     return new Promise((resolve) => {
-      const ready = (message: FromWorker) => {
-        if (message.type !== "ready") return;
+      const done = (): void => {
         slot.worker.off("message", ready);
+        if (!slot.job) slot.worker.unref();
         resolve();
+      };
+      const ready = (message: FromWorker): void => {
+        if (message.type === "ready") done();
       };
       slot.worker.on("message", ready);
       slot.worker.once("exit", () => resolve());
+      slot.worker.ref();
     });
   }
 
@@ -170,17 +184,20 @@ export class SandboxPool {
       execArgv: process.execArgv.filter((flag) => !flag.startsWith("--input-type")),
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
-    worker.unref();
     const slot: Slot = { worker, control };
     worker.on("message", (message: FromWorker) => this.receive(slot, message));
     worker.on("error", (error) => this.lost(slot, `The sandbox stopped unexpectedly: ${error.message}`));
     worker.on("exit", () => this.lost(slot, "The sandbox stopped unexpectedly."));
+    // After the listeners: adding a "message" listener refs the worker's port again, and an idle worker must not
+    // keep the process alive (a replaced or spare worker would, until it ran a script).
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }
 
   private receive(slot: Slot, message: FromWorker): void {
     const job = slot.job;
+    if (message.type === "ready") slot.ready = true;
     if (message.type === "ready" || !job || message.id !== job.id) return;
     job.logs.push(...message.logs);
     if (message.type === "done") {
