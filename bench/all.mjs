@@ -21,6 +21,7 @@ const BENCHES = [
   "inflight",
   "code-mode",
   "sandbox",
+  "sandbox-flood",
 ];
 const summary = join(mkdtempSync(join(tmpdir(), "bench-")), "summary.jsonl");
 writeFileSync(summary, "");

@@ -22,7 +22,7 @@ import type { Catalog } from "./catalog/types.js";
 import { servedBudget } from "./inspect/budget.js";
 import type { Settings } from "./catalog/settings.js";
 import type { ServeMode } from "./runtime/dynamic.js";
-import type { ScriptLimits } from "./runtime/sandbox/run-script.js";
+import type { ScriptSettings } from "./runtime/code-turn.js";
 import { defined } from "./runtime/start.js";
 import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
 import type { ToolProvider } from "./runtime/types.js";
@@ -44,7 +44,7 @@ export interface ServeOptions extends EngineSetupOptions {
    */
   mode?: ServeMode;
   /** Code mode's limits on a script run; the settings file's apply where these are left out. */
-  script?: Partial<ScriptLimits>;
+  script?: Partial<ScriptSettings>;
   /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
   auth?: AuthConfig;
   /** Serve a non-loopback host without endpoint auth (refused otherwise); warns on every start. */

@@ -112,6 +112,10 @@ export interface Settings {
   scriptStackBytes?: number;
   scriptMaxCalls?: number;
   scriptMaxOutputBytes?: number;
+  /** Code mode's bounds on the scripts waiting for a worker: all callers' count and bytes, one caller's bytes. */
+  scriptMaxQueued?: number;
+  scriptQueueBytes?: number;
+  scriptQueueBytesPerPrincipal?: number;
   /** `serve --transport http` only: the admin console at /console, and the variable holding its admin token. */
   console?: boolean;
   consoleTokenEnv?: string;

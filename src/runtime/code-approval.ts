@@ -27,6 +27,11 @@ export interface StoppedRun {
 
 /** Runs kept at most: each holds its calls' answers, so a flood of unanswered questions cannot grow memory. */
 const MAX_KEPT = 200;
+/**
+ * Runs kept of one caller: past it, that caller's oldest goes, never another's (one caller's flood of questions
+ * would otherwise push every other caller's stopped run out, and their approvals could not resume).
+ */
+const MAX_KEPT_PER_PRINCIPAL = 16;
 const STATE_PREFIX = "code.";
 
 export class StoppedRuns {
@@ -40,7 +45,22 @@ export class StoppedRuns {
    */
   keep({ state, run }: { state: string; run: Omit<StoppedRun, "expires"> }): string {
     const now = Date.now();
-    for (const [key, kept] of this.runs) if (kept.expires <= now || this.runs.size >= MAX_KEPT) this.runs.delete(key);
+    let mine = 0;
+    for (const [key, kept] of this.runs) {
+      if (kept.expires <= now) this.runs.delete(key);
+      else if (kept.principal === run.principal) mine++;
+    }
+    // Oldest first (a Map keeps the order of insertion): the caller's own, then anyone's past the overall bound.
+    for (const [key, kept] of this.runs) {
+      if (mine < MAX_KEPT_PER_PRINCIPAL) break;
+      if (kept.principal !== run.principal) continue;
+      this.runs.delete(key);
+      mine--;
+    }
+    for (const key of this.runs.keys()) {
+      if (this.runs.size < MAX_KEPT) break;
+      this.runs.delete(key);
+    }
     this.runs.set(state, { ...run, expires: now + this.lifetimeMs });
     return `${STATE_PREFIX}${run.begun - 1}.${state}`;
   }

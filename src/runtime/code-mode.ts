@@ -18,6 +18,7 @@ import {
 } from "./code-execute.js";
 import { ScriptSecrets } from "./code-secrets.js";
 import { codeTools, DESCRIBE_TOOLS } from "./code-tools.js";
+import { type CallerInFlightCaps, type ScriptSettings, scriptSettings, scriptTurn } from "./code-turn.js";
 import { DynamicProvider, SEARCH_TOOLS } from "./dynamic.js";
 import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "./options.js";
@@ -25,9 +26,14 @@ import { nearMatches } from "./policy.js";
 import { errorResult } from "./response.js";
 import { runScript as sandboxRun } from "./sandbox/run-script.js";
 import type { ApiAnswer } from "./sandbox/run-script.js";
+import type { ScriptQueueLimits } from "./sandbox/turns.js";
 import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "./types.js";
 
-type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;
+type ResumableProvider = ToolProvider &
+  Required<Pick<ToolProvider, "beginCall" | "resumeCall">> & {
+    /** The caller's in-flight limits (the engine's): each execute takes one of its slots while it runs. */
+    callerInFlight?: CallerInFlightCaps;
+  };
 /** How one api call is made: the engine's callTool, beginCall or resumeCall, as the round needs. */
 type Relay = (call: { tool: string; args: unknown; index: number }) => Promise<ApiAnswer>;
 
@@ -40,13 +46,15 @@ export class CodeProvider implements ToolProvider {
   private readonly search: DynamicProvider;
   private readonly stopped: StoppedRuns;
   private readonly run: RunScript;
+  private readonly limits: Partial<ScriptLimits>;
+  private readonly queue: ScriptQueueLimits;
 
   constructor(
     private readonly options: {
       engine: ResumableProvider;
       catalog: Catalog;
-      /** --script-timeout and the rest; the sandbox's defaults where left out. */
-      limits?: Partial<ScriptLimits>;
+      /** --script-timeout, --script-max-queued and the rest; the sandbox's defaults where left out. */
+      limits?: Partial<ScriptSettings>;
       approvalTimeoutMs?: number;
       /** The sandbox (tests may give another). */
       runScript?: RunScript;
@@ -58,6 +66,7 @@ export class CodeProvider implements ToolProvider {
     this.search = new DynamicProvider({ engine: options.engine, catalog: options.catalog });
     this.stopped = new StoppedRuns(options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS);
     this.run = options.runScript ?? sandboxRun;
+    ({ limits: this.limits, queue: this.queue } = scriptSettings(options.limits));
   }
 
   listTools(): ServedTool[] {
@@ -177,7 +186,12 @@ export class CodeProvider implements ToolProvider {
         this.visible.has(tool)
           ? relay({ tool, args, index: index++ })
           : Promise.resolve({ ok: false, message: this.unknown(tool) }),
-      ...(this.options.limits ? { limits: this.options.limits } : {}),
+      limits: this.limits,
+      turn: scriptTurn({
+        caller: context.caller,
+        inFlight: this.options.engine.callerInFlight?.bind(this.options.engine),
+        queue: this.queue,
+      }),
       ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
     });
   }

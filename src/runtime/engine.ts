@@ -20,7 +20,7 @@ import {
 import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
 import { formatDuration } from "./durations.js";
 import { profileBudgetKeys } from "./profile-budgets.js";
-import { type Admission, InFlightGate } from "./in-flight.js";
+import { type Admission, InFlightGate, type InFlightCaps } from "./in-flight.js";
 import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
 import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
 import {
@@ -204,6 +204,11 @@ export class Engine implements ToolProvider {
         tokens: this.tokens,
       },
     );
+  }
+
+  /** The caller's in-flight limits of no source in particular, its profile's included: code mode's scripts'. */
+  callerInFlight(caller: Caller | undefined): InFlightCaps {
+    return inFlightCaps({ engine: this.options, caller });
   }
 
   /** A profile's in-flight limits over what this engine's `inFlightFor` says for the caller. */

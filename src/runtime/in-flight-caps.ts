@@ -1,6 +1,7 @@
 // A call's in-flight limits, from the most general to the most particular: the defaults, the engine's options
 // (command line, settings), the source's own (a manifest's `inFlight`), the settings' for that source, and last
-// the caller's profile for what concerns the caller alone. And what a refused call is told.
+// the caller's profile for what concerns the caller alone. And what a refused call is told. Code mode's scripts
+// count against the limits of no source in particular: the engine's and the caller's profile's.
 
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import { formatDuration } from "./durations.js";
@@ -29,11 +30,12 @@ export function inFlightCaps({
   caller,
 }: {
   engine: InFlightOptions;
-  tool: Pick<Tool, "source">;
+  /** Absent: no source's own limits apply (an execute, whose calls may go to any). */
+  tool?: Pick<Tool, "source">;
   caller: Caller | undefined;
 }): InFlightCaps {
-  const source = engine.catalog.sources.find((s) => s.id === tool.source)?.inFlight;
-  const settings = engine.inFlight?.sources?.[tool.source || "default"];
+  const source = tool && engine.catalog.sources.find((s) => s.id === tool.source)?.inFlight;
+  const settings = tool && engine.inFlight?.sources?.[tool.source || "default"];
   const profile = engine.inFlightFor?.(caller);
   const layers: Array<InFlightLimits | undefined> = [engine, source, settings];
   const pick = (key: keyof InFlightLimits, fallback: number, own?: InFlightLimits): number => {

@@ -2,7 +2,22 @@
 // in its principal's queue (FIFO), and the principals waiting at an origin are served in turn (round robin), so one
 // noisy principal's backlog never stands in front of another's call. A queue has a bound and a timeout: past
 // them the call is refused, nothing sent. Counted per origin, since that is what the upstream (and a connection
-// pool) sees; per principal within an origin, so a principal busy with one API is not held back at another.
+// pool) sees; per principal within an origin, so a principal busy with one API is not held back at another. A
+// waiting call may also have a weight (code mode's scripts: their bytes) bounded per principal, and the calls
+// waiting at an origin may be bounded all principals together.
+
+/**
+ * Calls in flight to one upstream origin: a small connection pool's worth (browsers keep 6 connections per host,
+ * OkHttp's dispatcher 5 requests per host and 64 in all); a server acting for many callers needs more than one
+ * browser, and no API should see a thousand connections from one MCP server.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 32;
+/** Per principal (per origin): more than any agent's parallel tool calls, a quarter of the origin's. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL = 8;
+/** Calls of one principal waiting at one origin: eight rounds of its slots. */
+export const DEFAULT_MAX_QUEUED = 64;
+/** How long a call waits for a slot: half the upstream timeout. */
+export const DEFAULT_QUEUE_TIMEOUT_MS = 30_000;
 
 /** One call's limits (resolved from the defaults, the source's settings and the caller's profile). */
 export interface InFlightCaps {
@@ -14,27 +29,42 @@ export interface InFlightCaps {
   queue: number;
   /** Milliseconds a call waits for a slot before it is refused. */
   queueTimeoutMs: number;
+  /** The weight one principal's waiting calls may have together (a script's bytes); unbounded when absent. */
+  queueWeight?: number;
+  /** Calls waiting at the origin, all principals together, and their weight; unbounded when absent. */
+  queueAll?: number;
+  queueWeightAll?: number;
 }
+
+/** Which bound of the queues refused a call: its principal's count or weight, or all principals' together. */
+export type QueueBound = "queue" | "queueWeight" | "queueAll" | "queueWeightAll";
 
 /** Which limit held a refused call back: the principal's own, or the origin's. */
 export type Binding = "principal" | "origin";
 export type Admission =
   | { slot: { release(): void } }
-  | { refused: "queue_full" | "queue_timeout"; binding: Binding }
+  | { refused: "queue_full"; binding: Binding; bound: QueueBound }
+  | { refused: "queue_timeout"; binding: Binding }
   | { refused: "cancelled" };
 
 interface Waiter {
   caps: InFlightCaps;
+  weight: number;
   grant(): void;
   leave(): void;
 }
 interface PrincipalState {
   inFlight: number;
   queue: Waiter[];
+  /** The weight of `queue` together. */
+  weight: number;
 }
 interface OriginState {
   inFlight: number;
   principals: Map<string, PrincipalState>;
+  /** Calls waiting at the origin, all principals together, and their weight. */
+  waiting: number;
+  weight: number;
   /** Principals with waiting calls, in the order they are served; `turn` is whose is next. */
   ring: string[];
   turn: number;
@@ -49,21 +79,25 @@ export class InFlightGate {
     principal,
     caps,
     signal,
+    weight = 0,
   }: {
     origin: string;
     principal: string;
     caps: InFlightCaps;
     signal?: AbortSignal;
+    /** What the call weighs while it waits (counted against queueWeight and queueWeightAll). */
+    weight?: number;
   }): Promise<Admission> {
     if (signal?.aborted) return Promise.resolve({ refused: "cancelled" });
     const at = this.originState(origin);
-    const mine = at.principals.get(principal) ?? { inFlight: 0, queue: [] };
+    const mine = at.principals.get(principal) ?? { inFlight: 0, queue: [], weight: 0 };
     at.principals.set(principal, mine);
     if (mine.queue.length === 0 && at.inFlight < caps.perOrigin && mine.inFlight < caps.perPrincipal)
       return Promise.resolve({ slot: this.take({ origin, principal }) });
     const binding: () => Binding = () => (mine.inFlight >= caps.perPrincipal ? "principal" : "origin");
-    if (mine.queue.length >= caps.queue) {
-      const refusal = { refused: "queue_full", binding: binding() } as const;
+    const full = fullBound({ at, mine, caps, weight });
+    if (full) {
+      const refusal = { refused: "queue_full", binding: binding(), bound: full } as const;
       this.forget({ origin, principal });
       return Promise.resolve(refusal);
     }
@@ -72,7 +106,10 @@ export class InFlightGate {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         const index = mine.queue.indexOf(waiter);
-        if (index !== -1) mine.queue.splice(index, 1);
+        if (index !== -1) {
+          mine.queue.splice(index, 1);
+          unweigh({ at, mine, waiter });
+        }
         if (mine.queue.length === 0) this.leaveRing({ at, principal });
         this.forget({ origin, principal });
         resolve(admission);
@@ -84,6 +121,7 @@ export class InFlightGate {
       signal?.addEventListener("abort", onAbort, { once: true });
       const waiter: Waiter = {
         caps,
+        weight,
         leave: () => {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
@@ -91,6 +129,9 @@ export class InFlightGate {
         grant: () => resolve({ slot: this.take({ origin, principal }) }),
       };
       mine.queue.push(waiter);
+      mine.weight += weight;
+      at.waiting++;
+      at.weight += weight;
       if (mine.queue.length === 1) at.ring.push(principal);
     });
   }
@@ -134,6 +175,7 @@ export class InFlightGate {
         continue;
       }
       mine.queue.shift();
+      unweigh({ at, mine, waiter: first });
       first.leave();
       if (mine.queue.length === 0) at.ring.splice(at.turn, 1);
       else at.turn++;
@@ -152,7 +194,7 @@ export class InFlightGate {
   private originState(origin: string): OriginState {
     let at = this.origins.get(origin);
     if (!at) {
-      at = { inFlight: 0, principals: new Map(), ring: [], turn: 0 };
+      at = { inFlight: 0, principals: new Map(), ring: [], turn: 0, waiting: 0, weight: 0 };
       this.origins.set(origin, at);
     }
     return at;
@@ -166,4 +208,29 @@ export class InFlightGate {
     if (mine.inFlight === 0 && mine.queue.length === 0) at.principals.delete(principal);
     if (at.inFlight === 0 && at.principals.size === 0) this.origins.delete(origin);
   }
+}
+
+/** The first bound one more waiting call of `weight` would pass, if any. */
+function fullBound({
+  at,
+  mine,
+  caps,
+  weight,
+}: {
+  at: OriginState;
+  mine: PrincipalState;
+  caps: InFlightCaps;
+  weight: number;
+}): QueueBound | undefined {
+  if (mine.queue.length >= caps.queue) return "queue";
+  if (caps.queueWeight !== undefined && mine.weight + weight > caps.queueWeight) return "queueWeight";
+  if (caps.queueAll !== undefined && at.waiting >= caps.queueAll) return "queueAll";
+  if (caps.queueWeightAll !== undefined && at.weight + weight > caps.queueWeightAll) return "queueWeightAll";
+  return undefined;
+}
+
+function unweigh({ at, mine, waiter }: { at: OriginState; mine: PrincipalState; waiter: Waiter }): void {
+  mine.weight -= waiter.weight;
+  at.waiting--;
+  at.weight -= waiter.weight;
 }

@@ -4,8 +4,15 @@
 // derived from it, so none can disagree. Plain data: the CLI, the runtime and generated servers all read it.
 
 import type { InFlightLimits, RateLimits } from "../catalog/types.js";
+import {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
+  DEFAULT_MAX_QUEUED,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+} from "./in-flight.js";
 import type { DenyMode } from "./policy.js";
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./sandbox/run-script.js";
+import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./sandbox/turns.js";
 import type { SecretCommand } from "./secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
@@ -57,18 +64,13 @@ export const DEFAULT_HEADERS_TIMEOUT_SECONDS = 10;
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 export const DEFAULT_MAX_PENDING_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL = 16 * 1024 * 1024;
-/**
- * Calls in flight to one upstream origin: a small connection pool's worth (browsers keep 6 connections per host,
- * OkHttp's dispatcher 5 requests per host and 64 in all); a server acting for many callers needs more than one
- * browser, and no API should see a thousand connections from one MCP server.
- */
-export const DEFAULT_MAX_IN_FLIGHT = 32;
-/** Per principal (per origin): more than any agent's parallel tool calls, a quarter of the origin's. */
-export const DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL = 8;
-/** Calls of one principal waiting at one origin: eight rounds of its slots. */
-export const DEFAULT_MAX_QUEUED = 64;
-/** How long a call waits for a slot: half the upstream timeout. */
-export const DEFAULT_QUEUE_TIMEOUT_MS = 30_000;
+// The in-flight limits' defaults live with the gate (code mode's sandbox reads them too, without this table).
+export {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
+  DEFAULT_MAX_QUEUED,
+  DEFAULT_QUEUE_TIMEOUT_MS,
+} from "./in-flight.js";
 
 const HTTP = "HTTP: ";
 const FILTERS = { type: "array", items: { $ref: "#/$defs/filter" } };
@@ -537,8 +539,12 @@ export const RUNTIME_OPTIONS: readonly RuntimeOption[] = [
   },
 ];
 
-/** Code mode's limits on one script run (--mode code), each ending the run with an outcome naming it. */
+/**
+ * Code mode's limits on one script run (--mode code), each ending the run with an outcome naming it, and the bounds
+ * of the scripts waiting for a worker (each caller's own are its in-flight limits: --max-queued, --queue-timeout).
+ */
 function scriptOptions(): RuntimeOption[] {
+  const defaults = { ...DEFAULT_SCRIPT_LIMITS, ...DEFAULT_SCRIPT_QUEUE };
   const row = ({
     name,
     key,
@@ -547,7 +553,7 @@ function scriptOptions(): RuntimeOption[] {
     help,
   }: {
     name: string;
-    key: keyof ScriptLimits;
+    key: keyof ScriptLimits | keyof ScriptQueueLimits;
     setting: string;
     value: string;
     help: string;
@@ -560,7 +566,7 @@ function scriptOptions(): RuntimeOption[] {
     env: `MCP_${name.replaceAll("-", "_").toUpperCase()}${{ ms: "_MS", bytes: "_BYTES" }[value] ?? ""}`,
     value,
     setting,
-    default: DEFAULT_SCRIPT_LIMITS[key],
+    default: defaults[key],
     help: `code mode: ${help}`,
   });
   return [
@@ -605,6 +611,27 @@ function scriptOptions(): RuntimeOption[] {
       setting: "scriptMaxOutputBytes",
       value: "n",
       help: "a script's logs and return value together",
+    }),
+    row({
+      name: "script-max-queued",
+      key: "maxQueued",
+      setting: "scriptMaxQueued",
+      value: "n",
+      help: "scripts waiting for a worker, all callers together (each caller's: --max-queued); more are refused at once",
+    }),
+    row({
+      name: "script-queue-bytes",
+      key: "queueBytes",
+      setting: "scriptQueueBytes",
+      value: "n",
+      help: "bytes of the scripts waiting for a worker, all callers together",
+    }),
+    row({
+      name: "script-queue-bytes-per-principal",
+      key: "queueBytesPerPrincipal",
+      setting: "scriptQueueBytesPerPrincipal",
+      value: "n",
+      help: "the same per caller",
     }),
   ];
 }

@@ -6,7 +6,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/dynamic.js";
-import type { ScriptLimits } from "../runtime/sandbox/run-script.js";
+import type { ScriptSettings } from "../runtime/code-turn.js";
 import { type OptionKind, RUNTIME_OPTIONS, type RuntimeOption, type RuntimeSettings } from "../runtime/options.js";
 import type { AuthConfig } from "./auth.js";
 import type { RequestLimits } from "./bodies.js";
@@ -59,7 +59,7 @@ export interface OptionValues
   sessions: SessionLimits;
   requests: RequestLimits;
   /** Code mode's limits on a script run (--script-timeout and the rest): only those given. */
-  script: Partial<ScriptLimits>;
+  script: Partial<ScriptSettings>;
 }
 
 const DECISION = /^[^=]*[^=\s][^=]*=\s*(allow|approve|deny)\s*$/i;

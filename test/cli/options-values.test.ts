@@ -21,6 +21,7 @@ import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine }
 import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
 import { REPOSITORY } from "../support/generated.js";
 import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/sandbox/run-script.js";
+import { DEFAULT_SCRIPT_TURN } from "../../src/runtime/sandbox/turns.js";
 
 /** Values each kind of option must take. */
 function goodValues(option: RuntimeOption): string[][] {
@@ -140,6 +141,10 @@ describe("defaults", () => {
       "script-stack": DEFAULT_SCRIPT_LIMITS.stackBytes,
       "script-max-calls": DEFAULT_SCRIPT_LIMITS.maxApiCalls,
       "script-max-output-bytes": DEFAULT_SCRIPT_LIMITS.maxOutputBytes,
+      // What bounds the scripts waiting for a worker when code mode is given none.
+      "script-max-queued": DEFAULT_SCRIPT_TURN.maxQueued,
+      "script-queue-bytes": DEFAULT_SCRIPT_TURN.queueBytes,
+      "script-queue-bytes-per-principal": DEFAULT_SCRIPT_TURN.queueBytesPerPrincipal,
     });
     expect(APPROVAL_IN_MCP).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
   });

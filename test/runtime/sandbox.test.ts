@@ -3,6 +3,7 @@
 // the run with an outcome that names it and what was done before, cancellation, and nothing surviving a run.
 // The worker runs from the build (npm run build first, as for every test).
 
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
 import { DEFAULT_SCRIPT_LIMITS, runScript, type ScriptLimits } from "../../src/runtime/sandbox/run-script.js";
@@ -250,5 +251,35 @@ describe("a worker that does not answer in time", () => {
     const outcome = await pool.run({ code: "return 1;", tools: TOOLS, api, limits });
     expect(outcome.error).toMatchObject({ kind: "limit", limit: "wallMs" });
     expect(pool.workers).toBe(1);
+  });
+});
+
+describe("a process with an idle pool", () => {
+  const dist = new URL("../../dist/runtime/sandbox/", import.meta.url).href;
+  const silent = new URL("../fixtures/sandbox/silent-worker.mjs", import.meta.url).href;
+  // Each ends by itself: no idle worker (warmed, started ahead, or replacing a terminated one) keeps it alive.
+  it.each([
+    ["warmed, no script run", `await warmSandbox(); console.log("warm");`, "warm"],
+    [
+      "after a run (a worker was started ahead meanwhile)",
+      `const o = await runScript({ code: "return 2;", tools: [], api: async () => ({ ok: true }) }); console.log(o.value);`,
+      "2",
+    ],
+    [
+      "after a worker was terminated and replaced",
+      `const pool = new SandboxPool({ size: 1, graceMs: 100, workerFile: new URL(${JSON.stringify(silent)}) });
+       const o = await pool.run({ code: "return 1;", tools: [], api: async () => ({ ok: true }), limits: { ...DEFAULT_SCRIPT_LIMITS, wallMs: 200 } });
+       console.log(o.error.limit);`,
+      "wallMs",
+    ],
+  ])("exits when done: %s", (_, body, printed) => {
+    const script = `import { DEFAULT_SCRIPT_LIMITS, runScript, warmSandbox } from "${dist}run-script.js";
+import { SandboxPool } from "${dist}pool.js";
+${body}`;
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(output.trim()).toBe(printed);
   });
 });

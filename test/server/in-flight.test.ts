@@ -31,7 +31,8 @@ async function client(url: string, token: string): Promise<Client> {
 type Result = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 
 it("two callers over HTTP: the flood is capped and queued, its excess told to retry later, the other served in turn", async () => {
-  const busy = await busyUpstream({ delayMs: 200, capacity: 4 });
+  // Long enough for all 30 calls to reach the gate before the first 4 end, even on a busy host.
+  const busy = await busyUpstream({ delayMs: 1_000, capacity: 4 });
   onTestFinished(() => busy.api.close());
   const catalog = await loadCatalog({ document: SLOW_API as OpenAPI.Document }, { baseUrl: busy.api.url });
   const engine = new Engine({

@@ -1,12 +1,14 @@
 // The worker threads scripts run on, kept warm: QuickJS runs synchronously, so a script spinning on the main thread
-// would stall every other call until its interrupt fired. A run goes to an idle worker (a new one is started while
-// fewer than the pool's size are busy, otherwise it waits its turn); its api calls come back here to be answered.
-// A worker that has not ended its run by its deadline and a grace period is terminated and replaced.
+// would stall every other call until its interrupt fired. A run first waits for its caller's turn (turns.ts: a share
+// of the workers per caller, callers served in turn, bounded queues), then goes to an idle worker (a new one is
+// started while fewer than the pool's size are busy); its api calls come back here to be answered. A worker that
+// has not ended its run by its deadline and a grace period is terminated and replaced.
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { Control, type FromWorker, limitMessage, type ToWorker } from "./protocol.js";
 import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
+import { ScriptTurns } from "./turns.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */
 const GRACE_MS = 1_000;
@@ -26,7 +28,15 @@ type Job = {
   finish: (outcome: Omit<ScriptOutcome, "apiCalls" | "logs">) => void;
 };
 
-type Slot = { worker: Worker; control: Control; job?: Job; watchdog?: NodeJS.Timeout; cpuWatch?: NodeJS.Timeout };
+type Slot = {
+  worker: Worker;
+  control: Control;
+  /** The worker has loaded the engine. */
+  ready?: boolean;
+  job?: Job;
+  watchdog?: NodeJS.Timeout;
+  cpuWatch?: NodeJS.Timeout;
+};
 
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
 function builtWorker(): URL {
@@ -44,7 +54,9 @@ export interface PoolOptions {
 
 export class SandboxPool {
   private readonly slots: Slot[] = [];
+  /** Runs given a turn, waiting for a worker to be free (one being replaced): at most the pool's size. */
   private readonly queue: Job[] = [];
+  private readonly turns: ScriptTurns;
   private nextId = 1;
 
   private readonly size: number;
@@ -55,6 +67,7 @@ export class SandboxPool {
     this.size = size;
     this.workerFile = workerFile;
     this.graceMs = graceMs;
+    this.turns = new ScriptTurns(size);
   }
 
   /** Workers started and not lost: busy, idle or starting. */
@@ -62,25 +75,40 @@ export class SandboxPool {
     return this.slots.length;
   }
 
+  /** Resolves once a worker has loaded the engine; the process is kept alive meanwhile, not after. */
   warm(): Promise<void> {
     const slot = this.slots[0] ?? this.spawn();
+    if (slot.ready) return Promise.resolve();
     return new Promise((resolve) => {
-      const ready = (message: FromWorker) => {
-        if (message.type !== "ready") return;
+      const done = (): void => {
         slot.worker.off("message", ready);
+        if (!slot.job) slot.worker.unref();
         resolve();
+      };
+      const ready = (message: FromWorker): void => {
+        if (message.type === "ready") done();
       };
       slot.worker.on("message", ready);
       slot.worker.once("exit", () => resolve());
+      slot.worker.ref();
     });
   }
 
-  run(run: ScriptRun & { limits: ScriptLimits }): Promise<ScriptOutcome> {
+  /** Scripts running now, of one caller or of all. */
+  running(principal?: string): number {
+    return this.turns.running(principal);
+  }
+
+  async run(run: ScriptRun & { limits: ScriptLimits }): Promise<ScriptOutcome> {
+    const calledAt = performance.now();
+    const { turn, code, limits, signal } = run;
+    const taken = await this.turns.take({ turn, code, wallMs: limits.wallMs, signal });
+    if ("refused" in taken) return { ok: false, error: taken.refused, logs: [], apiCalls: [] };
     return new Promise((resolve) => {
       const job: Job = {
         id: this.nextId++,
         run,
-        calledAt: performance.now(),
+        calledAt,
         logs: [],
         apiCalls: [],
         done: false,
@@ -88,6 +116,7 @@ export class SandboxPool {
           if (job.done) return;
           job.done = true;
           run.signal?.removeEventListener("abort", cancel);
+          taken.release();
           resolve({ ...outcome, logs: job.logs, apiCalls: job.apiCalls });
         },
       };
@@ -105,6 +134,9 @@ export class SandboxPool {
       if (!slot) return;
       this.start(slot, this.queue.shift()!);
     }
+    // A worker started ahead while there is room: the next caller's script (another's, when one caller holds all
+    // the workers it may) does not wait for a new one to load the engine (about a second on a busy host).
+    if (this.slots.every((s) => s.job) && this.slots.length < this.size) this.spawn();
   }
 
   private start(slot: Slot, job: Job): void {
@@ -152,17 +184,20 @@ export class SandboxPool {
       execArgv: process.execArgv.filter((flag) => !flag.startsWith("--input-type")),
       resourceLimits: { stackSizeMb: WORKER_STACK_MB },
     });
-    worker.unref();
     const slot: Slot = { worker, control };
     worker.on("message", (message: FromWorker) => this.receive(slot, message));
     worker.on("error", (error) => this.lost(slot, `The sandbox stopped unexpectedly: ${error.message}`));
     worker.on("exit", () => this.lost(slot, "The sandbox stopped unexpectedly."));
+    // After the listeners: adding a "message" listener refs the worker's port again, and an idle worker must not
+    // keep the process alive (a replaced or spare worker would, until it ran a script).
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }
 
   private receive(slot: Slot, message: FromWorker): void {
     const job = slot.job;
+    if (message.type === "ready") slot.ready = true;
     if (message.type === "ready" || !job || message.id !== job.id) return;
     job.logs.push(...message.logs);
     if (message.type === "done") {

@@ -3,7 +3,8 @@
 // as handles; every limit ends the run with an outcome naming it and what the script did before. See pool.ts for the
 // threads, sandbox.ts for the engine.
 
-import { sandboxPool } from "./pool.js";
+import { type SandboxPool, sandboxPool } from "./pool.js";
+import type { ScriptTurn } from "./turns.js";
 
 export interface ScriptLimits {
   /** From the call to the outcome, waiting for `api` answers included. */
@@ -39,6 +40,8 @@ export interface ScriptRun {
   api: (call: { tool: string; args: unknown }) => Promise<ApiAnswer>;
   limits?: Partial<ScriptLimits>;
   signal?: AbortSignal;
+  /** Whose script this is and that caller's share of the workers (turns.ts); absent: one caller, the defaults. */
+  turn?: ScriptTurn;
 }
 
 export interface ScriptOutcome {
@@ -49,7 +52,8 @@ export interface ScriptOutcome {
   /** In the order made; `ok: false` for a failed call or one still unanswered when the run ended. */
   apiCalls: Array<{ tool: string; ok: boolean }>;
   error?: {
-    kind: "syntax" | "exception" | "limit" | "cancelled";
+    /** `busy`: not run, its caller's or the server's queue of scripts is full (try again later). */
+    kind: "syntax" | "exception" | "limit" | "cancelled" | "busy";
     message: string;
     limit?: keyof ScriptLimits;
     /** Of the script as written, 1-based. */
@@ -58,10 +62,10 @@ export interface ScriptOutcome {
   };
 }
 
-/** Runs one script on a warm worker (queued while all are busy); never rejects. */
-export function runScript(run: ScriptRun): Promise<ScriptOutcome> {
+/** Runs one script on a warm worker (in its caller's queue while its share is busy); never rejects. */
+export function runScript(run: ScriptRun, pool: SandboxPool = sandboxPool()): Promise<ScriptOutcome> {
   const limits = { ...DEFAULT_SCRIPT_LIMITS, ...definedLimits(run.limits) };
-  return sandboxPool().run({ ...run, limits });
+  return pool.run({ ...run, limits });
 }
 
 /** Starts the worker threads ahead of the first script, so it does not wait for the engine to load. */
