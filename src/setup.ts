@@ -11,6 +11,7 @@ import type { LoadOptions } from "./load/index.js";
 import type { Settings } from "./load/settings.js";
 import type { Environment } from "./runtime/credentials.js";
 import type { Engine } from "./runtime/engine.js";
+import { BoundedApprovalQueue } from "./runtime/approval-bounds.js";
 import { type ApprovalQueue, MemoryApprovalQueue } from "./runtime/approval-queue.js";
 import { checkRoutes } from "./runtime/approval-routes.js";
 import { credentialEnvironment, withSettings } from "./runtime/settings.js";
@@ -120,7 +121,7 @@ export async function setUpEngine(sources: string | string[], options: EngineSet
   try {
     // Per-user credentials (credentials.<scheme>.perUser) and the routes they add to the HTTP server.
     const modes = await userCredentialModes({ settings, catalog, env, allowInsecureHttp, shared, log });
-    const approvals = shared.approvals ?? new MemoryApprovalQueue();
+    const approvals = new BoundedApprovalQueue(shared.approvals ?? new MemoryApprovalQueue());
     const approvalRoutes =
       settings?.approvals !== undefined
         ? checkRoutes({ routes: settings.approvals, toolNames: catalog.tools.map((tool) => tool.name) })

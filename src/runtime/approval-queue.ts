@@ -23,6 +23,8 @@ export interface QueuedApproval {
 export interface ApprovalOutcome {
   answer: ApprovalAnswer;
   by?: string;
+  /** With `busy`: the bound reached (`16 of this caller's calls`). */
+  busy?: string;
 }
 
 /** Where calls wait for the console: the memory's (below) or the replicas' shared one (state/redis-approvals.ts). */

@@ -58,7 +58,7 @@ export function checkRoutes({ routes, toolNames }: { routes: unknown; toolNames:
 /**
  * Asks for approval where `route` says. `console` and `both` need the queue (the console's); without one every
  * route is the client's. With `both`, a client that cannot be asked (`unsupported`) leaves the console's answer to
- * wait for; whichever answers first decides, and the other question is withdrawn (the elicitation cancelled, the
+ * wait for, and a full console queue (`busy`) the client's; whichever answers first decides, and the other question is withdrawn (the elicitation cancelled, the
  * queued call taken off the page).
  */
 export async function askApproval({
@@ -80,8 +80,10 @@ export async function askApproval({
   if (route === "console" || !context.approve) return queue.ask({ request, principal, signal: context.signal });
   const withdraw = new AbortController();
   const signal = context.signal ? AbortSignal.any([context.signal, withdraw.signal]) : withdraw.signal;
-  const console = queue.ask({ request, principal, signal });
-  const client = fromClient(signal).then((outcome) => (outcome.answer === "unsupported" ? console : outcome));
+  const queued = queue.ask({ request, principal, signal });
+  // Each side waits for the other where it cannot ask: a client without elicitation, a console queue that is full.
+  const client = fromClient(signal).then((outcome) => (outcome.answer === "unsupported" ? queued : outcome));
+  const console = queued.then((outcome) => (outcome.answer === "busy" ? client : outcome));
   try {
     return await Promise.race([console, client]);
   } finally {

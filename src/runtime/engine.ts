@@ -435,7 +435,7 @@ export class Engine implements ToolProvider {
   private async approveAndSend(sending: Sending): Promise<ToolResult> {
     const { prepared, name, args, context, record } = sending;
     if (resolvePolicy(prepared.tool, this.policies).decision !== "approve") return this.admitAndSend(sending);
-    const { answer, by } = await askApproval({
+    const { answer, by, busy } = await askApproval({
       route: context.approvalRoute ?? routeOf({ routes: this.options.approvals?.routes, tool: prepared.tool }),
       queue: this.options.approvals?.queue,
       request: this.approvalRequest(prepared, args),
@@ -443,7 +443,7 @@ export class Engine implements ToolProvider {
     });
     if (answer !== "accept") {
       record("not_approved", { ...prepared, ...(by ? { declinedBy: by } : {}) });
-      return errorResult(NOT_APPROVED[answer](name));
+      return errorResult(NOT_APPROVED[answer](name, busy));
     }
     // Whoever approved in the console is named on the call's audit line.
     const approved: Recorder = by ? (outcome, extra = {}) => record(outcome, { ...extra, approvedBy: by }) : record;
@@ -801,12 +801,14 @@ export class Engine implements ToolProvider {
 /** The principal of calls without a verified caller (stdio, an open endpoint): one, whoever they are. */
 const ANONYMOUS = "\u0000anonymous";
 
-const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string) => string> = {
+const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string, busy?: string) => string> = {
   decline: (tool) => `${tool} was not sent: the person reviewing it declined.`,
   cancel: (tool) => `${tool} was not sent: the person reviewing it cancelled the approval.`,
   timeout: (tool) => `${tool} was not sent: nobody approved it in time.`,
   unsupported: (tool) =>
     `${tool} needs a person's approval before each call, and this client cannot ask for it (no MCP elicitation), so nothing was sent. An operator can allow it with --policy ${tool}=allow.`,
+  busy: (tool, busy) =>
+    `${tool} was not sent: too many calls are waiting for a person's approval in the console already (${busy ?? "the queue is full"}). Try again once some are decided.`,
 };
 
 const FAILURE_HINTS: Record<UpstreamFailure["kind"], string> = {

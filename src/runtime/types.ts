@@ -101,13 +101,18 @@ export interface ApprovalRequest {
   /** The URL as sent, credentials masked. */
   url: string;
   arguments: Record<string, unknown>;
+  /** Set when a queue kept only the part of long arguments a person is shown (approval-message.ts). */
+  argumentsCut?: { shown: string; chars: number };
   effect: "read" | "write" | "destructive";
   /** How long to wait for an answer before taking it as no (ms). */
   timeoutMs: number;
 }
 
-/** accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask. */
-export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported";
+/**
+ * accept: send it; decline/cancel: the human said no; timeout: no answer in time; unsupported: cannot ask; busy: too
+ * many calls wait for the console already (approval-bounds.ts).
+ */
+export type ApprovalAnswer = "accept" | "decline" | "cancel" | "timeout" | "unsupported" | "busy";
 
 /** A call begun by a client that answers approval later (Engine.beginCall). */
 export interface StartCall {
