@@ -15,6 +15,7 @@ import type { AuditRecord } from "../../src/runtime/audit.js";
 import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit-line.js";
 import { type RunningServer, serve } from "../../src/serve.js";
 import { ROOT } from "../support/cli.js";
+import { type ConsoleApi, consoleApi } from "../support/console.js";
 import { json, Upstream } from "../support/upstream.js";
 
 const PETSTORE = join(ROOT, "examples/petstore.openapi.yaml");
@@ -29,8 +30,7 @@ function flood(count = 30_000): Record<string, unknown> {
 
 let upstream: Upstream;
 let running: RunningServer;
-let origin: string;
-let cookie: string;
+let api: ConsoleApi;
 let client: Client;
 let auditFile: string;
 
@@ -49,14 +49,7 @@ beforeAll(async () => {
     env: { CONSOLE_TOKEN: ADMIN_TOKEN, API_KEY_API_KEY: "petstore-key-0123456789" },
     log: () => {},
   });
-  origin = new URL(running.url!).origin;
-  const login = await fetch(`${origin}/console/api/login`, {
-    method: "POST",
-    headers: { origin, "sec-fetch-site": "same-origin", "content-type": "application/json" },
-    body: JSON.stringify({ token: ADMIN_TOKEN }),
-  });
-  expect(login.status).toBe(200);
-  cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+  api = await consoleApi(new URL(running.url!).origin, ADMIN_TOKEN);
   client = new Client({ name: "agent", version: "0.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(running.url!)));
 });
@@ -72,8 +65,8 @@ function fileLines(): string[] {
 }
 
 async function activityLines(): Promise<Array<Record<string, unknown>>> {
-  const response = await fetch(`${origin}/console/api/activity`, { headers: { cookie } });
-  return ((await response.json()) as { lines: Array<Record<string, unknown>> }).lines;
+  const { json } = await api.get("activity");
+  return json.lines as Array<Record<string, unknown>>;
 }
 
 describe("an audit line is bounded as a whole", () => {
