@@ -22,6 +22,7 @@ const BENCHES = [
   "code-mode",
   "sandbox",
   "sandbox-flood",
+  "first-render",
 ];
 const summary = join(mkdtempSync(join(tmpdir(), "bench-")), "summary.jsonl");
 writeFileSync(summary, "");
