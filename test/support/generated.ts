@@ -9,8 +9,10 @@ import { join, resolve } from "node:path";
 export const REPOSITORY = resolve(import.meta.dirname, "../..");
 const TSC = join(REPOSITORY, "node_modules/typescript/bin/tsc");
 
+/** A fresh directory for a project, inside the test file's scratch directory (removed when the file ends). */
 export function temporaryProjectDir(label: string): string {
-  return join(mkdtempSync(join(tmpdir(), `generated-${label}-`)), "project");
+  const parent = process.env.OPENAPI_MCP_TEST_SCRATCH ?? tmpdir();
+  return join(mkdtempSync(join(parent, `generated-${label}-`)), "project");
 }
 
 export function linkDependencies(project: string): void {
