@@ -78,7 +78,9 @@ try {
   const base = median(floor.times);
   console.log(`petstore, ${floor.tools} tools: ${floor.times.join(", ")} ms (median ${base})`);
   console.log(`GitHub, ${measured.tools} tools: ${measured.times.join(", ")} ms (median ${value})`);
-  console.log(`ratio ${(value / base).toFixed(2)}×, target ≤ ${TARGET_MS} ms: ${value <= TARGET_MS ? "met" : "NOT met"}`);
+  console.log(
+    `ratio ${(value / base).toFixed(2)}×, target ≤ ${TARGET_MS} ms: ${value <= TARGET_MS ? "met" : "NOT met"}`,
+  );
   recordSummary({
     bench: "first-render",
     measure: `console Tools page, GitHub's ${measured.tools} tools: navigation to painted`,
