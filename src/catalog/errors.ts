@@ -1,9 +1,11 @@
-// One base error with a string code. `UserError`s are the user's to fix (a bad spec, a missing file, a wrong
+// One base error with a code from the closed set in error-codes.ts. `UserError`s are the user's to fix (a bad spec, a missing file, a wrong
 // option): the CLI prints their message alone. Anything else is a bug and is shown with its stack.
 
+import type { ErrorCode } from "./error-codes.js";
+
 export class OpenApiMcpError extends Error {
-  readonly code: string;
-  constructor({ code, message, cause }: { code: string; message: string; cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor({ code, message, cause }: { code: ErrorCode; message: string; cause?: unknown }) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
     this.code = code;

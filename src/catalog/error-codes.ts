@@ -1,0 +1,43 @@
+// The closed set of codes an OpenApiMcpError carries, each with what it stands for. Scripts and tests tell errors
+// apart by these codes, never by message text; a new kind of error adds its row here first.
+
+export const ERROR_CODES = {
+  E_ARGUMENT: "what the model sent does not fit the tool's input schema",
+  E_AUDIT_LOG: "the audit log cannot be opened or written",
+  E_AUTH_CONFIG: "the endpoint's auth options do not fit together",
+  E_CACHE: "the catalog cache directory cannot be used",
+  E_CATALOG: "a catalog has errors, so nothing is served or published",
+  E_CREDENTIALS: "credentials a tool needs are missing at start",
+  E_ENV: "an environment variable a source names is not set",
+  E_FETCH: "a source URL could not be fetched",
+  E_FILTER: "an include/exclude filter is malformed",
+  E_GENERATE: "the generated project cannot be written",
+  E_HTTPS_REQUIRED: "plain http to a host other than loopback without --allow-insecure-http",
+  E_INVALID_DEFINITION: "a custom action definition does not match its schema",
+  E_INVALID_MANIFEST: "a manifest does not match its schema",
+  E_LISTEN: "the HTTP endpoint cannot listen",
+  E_NAMESPACE: "two sources claim one namespace",
+  E_NO_BASE_URL: "a tool has no base URL to call",
+  E_OAUTH_TOKEN: "an OAuth token request failed",
+  E_OPTION: "a command-line option or its environment variable has a bad value",
+  E_PARSE: "a document is neither JSON nor YAML",
+  E_POLICY: "a policy rule is malformed",
+  E_REF: "a $ref cannot be resolved",
+  E_REF_NOT_ALLOWED: "a $ref points where refs may not point",
+  E_REGISTRY: "the registry directory or a source name in it is unusable",
+  E_SECRET: "a ${file:} or ${cmd:} secret cannot be read",
+  E_SETTINGS: "the settings file is malformed",
+  E_SIGN_IN: "a sign-in grant failed",
+  E_SOURCE: "a source cannot be read as a document",
+  E_SOURCE_KIND: "a source is of no kind openapi-mcp reads",
+  E_STATE: "the shared state (Redis) is misconfigured or unreachable at start",
+  E_TOKEN_KEY: "the token key is missing or malformed",
+  E_TOKEN_STORE: "the user token store cannot be used",
+  E_TOO_DEEP: "a document nests or refers deeper than the limit",
+  E_UNAUTHENTICATED: "an HTTP endpoint on a non-loopback host without endpoint auth",
+  E_UNKNOWN_TOOL: "no tool of that name",
+  E_UNSUPPORTED_VERSION: "the document's OpenAPI/Swagger version is not supported",
+  E_USER_CREDENTIALS: "the caller's own credentials are missing",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
