@@ -83,16 +83,20 @@ describe("calls in flight", () => {
   });
 
   it("a cancelled call leaves the queue at once, sends nothing, and the next call takes its place", async () => {
-    const { busy, engine, audit } = await setUp({ delayMs: 800 }, { maxInFlightPerPrincipal: 1 });
-    const first = engine.callTool("slow", {});
+    const { busy, engine, audit } = await setUp({ delayMs: 2_000 }, { maxInFlightPerPrincipal: 1 });
+    let firstEnded = false;
+    const first = engine.callTool("slow", {}).finally(() => {
+      firstEnded = true;
+    });
     const controller = new AbortController();
     const cancelled = engine.callTool("slow", {}, { signal: controller.signal });
     const third = engine.callTool("slow", {});
-    setTimeout(() => controller.abort(), 50);
-    const started = performance.now();
+    // Cancelled once the first call holds the only slot at the upstream, so the second is surely queued.
+    await expect.poll(() => busy.seen.requests).toBe(1);
+    controller.abort();
     const result = await cancelled;
-    // Long before the first call ends (800 ms), which a call still queued would wait for.
-    expect(performance.now() - started).toBeLessThan(500);
+    // Answered while the first call is still at the upstream, which a call still queued would wait for.
+    expect(firstEnded).toBe(false);
     expect(textOf(result)).toMatch(/^slow was cancelled while it waited for its turn to call .*\. Nothing was sent\.$/);
     expect(busy.seen.requests).toBe(1);
     expect((await first).isError).toBeFalsy();
