@@ -4,7 +4,7 @@
 
 import { joinPointer } from "./pointer.js";
 
-/** Nesting of OpenAPI documents, action definitions and manifests (real APIs stay under 40: see the README). */
+/** Nesting of OpenAPI documents, action definitions and manifests (real APIs stay under 40: see docs/your-api.md). */
 export const MAX_DOCUMENT_DEPTH = 128;
 
 interface Frame {

@@ -1,5 +1,5 @@
 // The open sessions of a stateful HTTP endpoint, bounded. Each holds an SDK transport and Server (a few tens of KB,
-// see the README), so without bounds any caller looping `initialize` exhausts the heap. A session with no request
+// see docs/production.md), so without bounds any caller looping `initialize` exhausts the heap. A session with no request
 // open (no call in flight, no notification stream) for the idle timeout is closed; past the caps a new session is
 // refused with a wait to retry after. With endpoint auth the cap is also per verified principal, so one token
 // cannot take every slot.

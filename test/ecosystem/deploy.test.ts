@@ -131,8 +131,7 @@ describe("deploy/kubernetes.yaml", () => {
 
 describe("the README's Production section", () => {
   it("names the files and says what a 2025 client without stickiness gets, as the endpoint answers it", () => {
-    const readme = readFileSync(`${ROOT}README.md`, "utf8");
-    const section = readme.slice(readme.indexOf("## Production"), readme.indexOf("## Security"));
+    const section = readFileSync(`${ROOT}docs/production.md`, "utf8");
     for (const file of ["compose.yaml", "kubernetes.yaml", "haproxy.cfg", "Dockerfile"])
       expect(section).toContain(file);
     const endpoint = readFileSync(`${ROOT}src/server/endpoint.ts`, "utf8");

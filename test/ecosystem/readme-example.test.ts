@@ -1,4 +1,4 @@
-// The README's worked example ("Many users", GitHub for a team), kept honest: its YAML block, read by the real
+// The worked example of docs/many-users.md (GitHub for a team), kept honest: its YAML block, read by the real
 // settings reader, serves GitHub's real document (`serve` over HTTP with OAuth endpoint auth, as its command line
 // says) against a Keycloak-like issuer on loopback (realm path, OpenID discovery appended, JWKS). Each profile lists
 // what the README says; the triage agent's call carries the server's token; a maintainer's first call is answered
@@ -21,8 +21,8 @@ const SERVER_TOKEN = "github_pat_server-canary-41d7";
 
 /** The worked example's section, its YAML block and its command line (continuations joined). */
 function example() {
-  const readme = readFileSync(join(REPOSITORY, "README.md"), "utf8");
-  const start = readme.indexOf("### A worked example");
+  const readme = readFileSync(join(REPOSITORY, "docs/many-users.md"), "utf8");
+  const start = readme.indexOf("## A worked example");
   const section = readme.slice(start, readme.indexOf("\n## ", start));
   const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   const sh = (/```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "").replace(/\\\n\s*/g, "");

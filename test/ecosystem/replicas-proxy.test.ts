@@ -1,4 +1,4 @@
-// Replicas behind a load balancer, as the README's "Production" section runs them: three `serve --transport http`
+// Replicas behind a load balancer, as docs/production.md runs them: three `serve --transport http`
 // processes (the built CLI) behind the round-robin proxy of test/support. A 2026-07-28 client needs no session, so
 // its requests spread over all three; a 2025 client's session lives in one process: with sticky routing by
 // `Mcp-Session-Id` it works, without it the next request reaches a replica that never saw the session and gets

@@ -17,7 +17,7 @@ const REACHED: Record<string, { top1: number; top5: number }> = {
   Stripe: { top1: 51.5, top5: 80.3 },
   Kubernetes: { top1: 39.7, top5: 60.3 },
 };
-/** Sets whose targets the search does not meet yet (see the README): their target test is expected to fail. */
+/** Sets whose targets the search does not meet yet (see docs/modes.md): their target test is expected to fail. */
 const SHORT_OF_TARGETS = new Set(["Stripe", "Kubernetes"]);
 
 const catalogs = new Map<string, Promise<Catalog>>();

@@ -1,4 +1,4 @@
-// N replicas as the README's "Production" section runs them, for the replica tests and scenarios: a real
+// N replicas as docs/production.md runs them, for the replica tests and scenarios: a real
 // redis-server (./redis.ts), N processes of the built `serve --transport http --state redis://…` on loopback ports,
 // all with the same document, settings, environment and state secret (each its own state directory, as on machines
 // of their own), the round-robin proxy (./round-robin-proxy.ts,

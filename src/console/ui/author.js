@@ -11,7 +11,7 @@ import { Result } from "./try.js";
 /** How long typing pauses before the text is checked. */
 const CHECK_AFTER_MS = 300;
 
-const STARTER = `# An action definition: an API without an OpenAPI document (README: "Custom action definitions").
+const STARTER = `# An action definition: an API without an OpenAPI document (docs/your-api.md, "Custom action definitions").
 name: my_api
 description: What this API is for
 baseUrl: https://api.example.com/v1
