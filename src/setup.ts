@@ -179,8 +179,8 @@ function filterList({
   settings,
   which,
 }: {
-  given?: string[];
-  settings?: Settings;
+  given?: string[] | undefined;
+  settings?: Settings | undefined;
   which: "include" | "exclude";
 }): { list: string[]; place?: string } {
   const fromSettings = settings?.[which] ?? [];

@@ -168,7 +168,7 @@ function definedCredential({
 function placeOf(
   entry: CredentialOverride,
   name: string,
-  { file, place }: { file: string; place?: { file: string; pointer: string } },
+  { file, place }: { file: string; place?: { file: string; pointer: string } | undefined },
 ): { file: string; pointer?: string } {
   if (entry.place) return entry.place;
   return place ? { file: place.file, pointer: joinPointer(place.pointer, name) } : { file };

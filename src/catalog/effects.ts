@@ -25,9 +25,9 @@ export function classify({
   destructiveHint,
 }: {
   method: HttpMethod;
-  effect?: SideEffect;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
+  effect?: SideEffect | undefined;
+  readOnlyHint?: boolean | undefined;
+  destructiveHint?: boolean | undefined;
 }): SideEffect {
   if (effect !== undefined) return effect;
   if (readOnlyHint === true) return "read";
@@ -48,9 +48,9 @@ export function annotationsFor({
 }: {
   method: HttpMethod;
   title: string;
-  effect?: SideEffect;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
+  effect?: SideEffect | undefined;
+  idempotentHint?: boolean | undefined;
+  openWorldHint?: boolean | undefined;
 }): ToolAnnotations {
   return {
     title,

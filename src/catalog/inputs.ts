@@ -293,7 +293,8 @@ function buildBody(
         ? {}
         : converter.convert(chosen.schema, { direction: "input", pointer: chosen.schemaPointer, inline: true });
     schema = typeof converted === "boolean" ? {} : { ...converted };
-    binding.encoding = encodings({ schema, raw: converter.resolve(chosen.schema), chosen, kind, converter });
+    const encoding = encodings({ schema, raw: converter.resolve(chosen.schema), chosen, kind, converter });
+    if (encoding) binding.encoding = encoding;
   } else if (kind === "text") {
     schema = { type: "string" };
   } else {

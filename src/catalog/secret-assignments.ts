@@ -49,7 +49,11 @@ export class SecretScope {
   private readonly origins: Set<string>;
   private readonly place: string;
 
-  constructor({ namespace, assigned, file }: { namespace: string; assigned?: RegistrySecrets; file?: string }) {
+  constructor({
+    namespace,
+    assigned,
+    file,
+  }: { namespace: string; assigned?: RegistrySecrets; file?: string | undefined }) {
     this.namespace = namespace;
     this.secrets = new Set(assigned?.secrets ?? []);
     const key = `registrySecrets.${namespace}`;

@@ -162,7 +162,7 @@ function authOf({
 }: {
   auth: GivenAuth;
   id: string;
-  given?: Record<string, unknown>;
+  given?: Record<string, unknown> | undefined;
   place: { file: string; pointer: string };
 }): Pick<SourceSettings, "auth" | "authPlace"> {
   const entries = auth.forSource(id, given ? authEntries(given, place) : undefined);

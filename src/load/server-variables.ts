@@ -12,8 +12,8 @@ export function givenServerVariables({
   values = {},
   places = {},
 }: {
-  values?: Record<string, string>;
-  places?: Record<string, string>;
+  values?: Record<string, string> | undefined;
+  places?: Record<string, string> | undefined;
 }): ServerVariableValues {
   const result: ServerVariableValues = new Map();
   for (const [name, value] of Object.entries(values)) {

@@ -111,7 +111,7 @@ function formBody({
   encoding,
 }: {
   value: Record<string, unknown>;
-  encoding?: Record<string, PropertyEncoding>;
+  encoding?: Record<string, PropertyEncoding> | undefined;
 }): string {
   const pairs: string[] = [];
   for (const [name, item] of Object.entries(value)) {
@@ -147,7 +147,7 @@ function multipartBody({
   pointer,
 }: {
   value: Record<string, unknown>;
-  encoding?: Record<string, PropertyEncoding>;
+  encoding?: Record<string, PropertyEncoding> | undefined;
   boundary: string;
   pointer: string;
 }): Uint8Array {

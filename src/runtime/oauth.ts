@@ -79,8 +79,8 @@ export const REFRESH_MARGIN_MS = 60_000;
 const MAX_DETAIL_CHARS = 200;
 
 interface CacheEntry {
-  token?: AccessToken;
-  pending?: Promise<AccessToken>;
+  token?: AccessToken | undefined;
+  pending?: Promise<AccessToken> | undefined;
 }
 
 export class TokenProvider implements TokenSource {

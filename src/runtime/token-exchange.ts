@@ -50,10 +50,10 @@ interface Issued {
 
 interface Entry {
   principal: string;
-  issued?: Issued;
-  pending?: Promise<Issued>;
+  issued?: Issued | undefined;
+  pending?: Promise<Issued> | undefined;
   /** The shared entry `issued` was read as (its Redis key and sealed value), for `invalidate`. */
-  shared?: { name: string; sealed: string };
+  shared?: { name: string; sealed: string } | undefined;
 }
 
 const MAX_DETAIL_CHARS = 200;

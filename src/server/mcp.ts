@@ -210,7 +210,7 @@ export async function askApproval({
   signal?: AbortSignal;
   /** The tools/call request this question belongs to: over HTTP, it is sent on that request's stream. */
   relatedRequestId?: string | number;
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
 }): Promise<ApprovalAnswer> {
   // The SDK reads an empty `elicitation: {}` (protocol 2025-06-18) as form support; URL-only clients cannot confirm.
   if (!server.getClientCapabilities()?.elicitation?.form) return "unsupported";

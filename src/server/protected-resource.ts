@@ -29,7 +29,7 @@ export class ProtectedResource implements AuthMode {
     config,
     endpointPath,
     log,
-  }: { config: OAuthResourceAuthConfig; endpointPath: string; log?: (line: string) => void }) {
+  }: { config: OAuthResourceAuthConfig; endpointPath: string; log?: ((line: string) => void) | undefined }) {
     this.settings = resolveResourceConfig({ config, endpointPath });
     const { requiredScopes, metadataUrl, jwksUrl, allowInsecureHttp } = this.settings;
     this.challenge = {

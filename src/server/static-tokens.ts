@@ -26,7 +26,7 @@ export class StaticTokens implements AuthMode {
   }: {
     config: StaticTokenAuthConfig;
     env: Record<string, string | undefined>;
-    log?: (line: string) => void;
+    log?: ((line: string) => void) | undefined;
   }) {
     if (!tokenEnv) throw authConfigError("the name of the token variable is empty");
     const value = env[tokenEnv];

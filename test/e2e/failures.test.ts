@@ -2,6 +2,7 @@
 // happened and what to do, except an unknown tool (a JSON-RPC error). Also retries, redirects, the response byte
 // cap, Content-Type parsing, output validation modes and cancellation, all against a real recording upstream.
 
+import type { Unsettable } from "../support/fixtures.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +38,7 @@ afterEach(async () => {
 });
 
 /** Another client whose engine has these options (closed after the test). */
-async function withEngine(engine: Partial<EngineOptions>, baseUrl = `${upstream.url}/v1`): Promise<Connected> {
+async function withEngine(engine: Unsettable<EngineOptions>, baseUrl = `${upstream.url}/v1`): Promise<Connected> {
   const other = await connectInProcess({ baseUrl, engine });
   extra.push(other);
   return other;

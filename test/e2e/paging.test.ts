@@ -65,7 +65,9 @@ async function connect(provider: ToolProvider = new Engine({ catalog, env: {} })
 }
 
 /** Every page, following cursors. */
-async function pages(client: Client): Promise<Array<{ tools: Array<{ name: string }>; nextCursor?: string }>> {
+async function pages(
+  client: Client,
+): Promise<Array<{ tools: Array<{ name: string }>; nextCursor?: string | undefined }>> {
   const all = [];
   let cursor: string | undefined;
   do {

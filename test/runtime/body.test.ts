@@ -16,7 +16,7 @@ function body({
   kind: RequestBodyBinding["kind"];
   mediaType: string;
   value: unknown;
-  encoding?: Record<string, PropertyEncoding>;
+  encoding?: Record<string, PropertyEncoding> | undefined;
   boundary?: string;
 }): BuiltBody | undefined {
   const binding: RequestBodyBinding = {

@@ -3,6 +3,7 @@
 // the run with an outcome that names it and what was done before, cancellation, and nothing surviving a run.
 // The worker runs from the build (npm run build first, as for every test).
 
+import type { Unsettable } from "../support/fixtures.js";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
@@ -11,9 +12,13 @@ import { recordingApi } from "../support/sandbox.js";
 
 const TOOLS = ["issues_list", "issues_get", "repos_get"];
 
-function run(code: string, limits: Partial<ScriptLimits> = {}, errors: Record<string, string> = {}) {
+function run(code: string, limits: Unsettable<ScriptLimits> = {}, errors: Record<string, string> = {}) {
   const { api, calls } = recordingApi(errors);
-  return runScript({ code, tools: TOOLS, api, limits }).then((outcome) => ({ outcome, calls }));
+  // A limit given as undefined takes its default.
+  return runScript({ code, tools: TOOLS, api, limits: limits as Partial<ScriptLimits> }).then((outcome) => ({
+    outcome,
+    calls,
+  }));
 }
 
 describe("a script's run", () => {

@@ -47,7 +47,10 @@ beforeEach(() => {
   api.on("GET", "/me", json({ ok: true }));
 });
 
-const settings = (credentials: Settings["credentials"]): Settings => ({ file: "s.yaml", credentials });
+const settings = (credentials: Settings["credentials"]): Settings => ({
+  file: "s.yaml",
+  ...(credentials ? { credentials } : {}),
+});
 const forwarded = (header: string) => settings({ token: { perUser: { forwarded: { header } } } });
 const build = async (given: Settings, env: Record<string, string> = {}) =>
   (await userCredentialModes({ settings: given, catalog, env })).userCredentials ?? {};

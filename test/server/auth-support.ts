@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Unsettable } from "../support/fixtures.js";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { expect, onTestFinished } from "vitest";
 import type { AuthConfig, OAuthResourceAuthConfig } from "../../src/server/auth.js";
@@ -26,7 +27,10 @@ export interface AuthServer {
   hits: Record<string, number>;
   jwks: JwksBehaviour;
   /** Signs a token with this server's key (or `key`), issuer and a fresh expiry unless overridden. */
-  sign(claims?: JWTPayload, options?: { alg?: string; kid?: string; key?: CryptoKey | Uint8Array }): Promise<string>;
+  sign(
+    claims?: Unsettable<JWTPayload>,
+    options?: { alg?: string; kid?: string; key?: CryptoKey | Uint8Array },
+  ): Promise<string>;
 }
 
 /** Takes the close of something started: by default it runs when the test ends (a file's beforeAll passes its own). */

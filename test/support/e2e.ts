@@ -1,6 +1,7 @@
 // The end-to-end tests' shared setup: the fixture API, the credentials handed to the engine, and an in-process MCP
 // server (createMcpServer + Engine) reached by the SDK's real Client over InMemoryTransport.
 
+import type { Unsettable } from "./fixtures.js";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -60,12 +61,19 @@ export async function connectInProcess({
   engine: options = {},
 }: {
   baseUrl: string;
-  engine?: Partial<EngineOptions>;
+  engine?: Unsettable<EngineOptions>;
 }): Promise<Connected> {
+  // An option given as undefined takes the engine's default (the spread unsets this setup's own).
   const catalog = await wireCatalog(baseUrl);
   // These tests are about what goes over the wire; the approval gate (destructive=approve by default) has its own.
   const policies = parsePolicies(["destructive=allow"], []);
-  const engine = new Engine({ catalog, env: { ...SECRETS }, retryDelaysMs: [5, 10], policies, ...options });
+  const engine = new Engine({
+    catalog,
+    env: { ...SECRETS },
+    retryDelaysMs: [5, 10],
+    policies,
+    ...(options as Partial<EngineOptions>),
+  });
   const server = createMcpServer({ provider: engine, name: "e2e", version: "1.0.0", log: () => {} });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "e2e-client", version: "0.0.0" });

@@ -103,3 +103,6 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & { co
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/** `T`'s keys, each optional and settable to `undefined`: a test that removes a default (`{ exp: undefined }`). */
+export type Unsettable<T> = { [K in keyof T]?: T[K] | undefined };

@@ -33,7 +33,7 @@ type Slot = {
   control: Control;
   /** The worker has loaded the engine. */
   ready?: boolean;
-  job?: Job;
+  job?: Job | undefined;
   watchdog?: NodeJS.Timeout;
   cpuWatch?: NodeJS.Timeout;
 };

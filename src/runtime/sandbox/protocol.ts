@@ -17,7 +17,7 @@ export type ToWorker =
       wallLeftMs: number;
     }
   /** `json` is the tool's value as JSON text (absent for undefined). */
-  | { type: "answer"; id: number; call: number; ok: true; json?: string }
+  | { type: "answer"; id: number; call: number; ok: true; json?: string | undefined }
   | { type: "answer"; id: number; call: number; ok: false; message: string }
   /** Wakes a worker waiting on answers, to see the stop flag (cancelled). */
   | { type: "wake"; id: number };

@@ -75,7 +75,9 @@ export class Sandbox {
     return lines;
   }
 
-  deliver(answer: { call: number; ok: true; json?: string } | { call: number; ok: false; message: string }): void {
+  deliver(
+    answer: { call: number; ok: true; json?: string | undefined } | { call: number; ok: false; message: string },
+  ): void {
     const deferred = this.pending.get(answer.call);
     const context = this.context;
     if (!deferred || !context || this.ending) return;
