@@ -10,7 +10,7 @@ import { type Admin, ConsoleAdmins } from "./admins.js";
 import { ConsoleAssets } from "./assets.js";
 import type { ConsolePage, ConsoleView } from "./page.js";
 import { logIn, sessionJson } from "./login.js";
-import { readJson, sameOrigin, sendJson, sendText } from "./replies.js";
+import { type JsonBody, readJson, sameOrigin, sendJson, sendText } from "./replies.js";
 import { ConsoleSessions } from "./sessions.js";
 
 export const CONSOLE_PATH = "/console";
@@ -130,9 +130,11 @@ export class Console implements HttpMount {
   }): Promise<void> {
     // An OAuth admin's bodies count with the bodies their access token sends to `/mcp`.
     const owner = admin.how === "oauth" ? admin.who : `console:${admin.who}`;
-    const body = post ? await readJson({ req, readBody, limit: MAX_API_BODY_BYTES, owner }) : { json: undefined };
-    if ("aborted" in body) return;
-    if ("refused" in body)
+    const body: JsonBody = post
+      ? await readJson({ req, readBody, limit: MAX_API_BODY_BYTES, owner })
+      : { outcome: "read", json: undefined };
+    if (body.outcome === "aborted") return;
+    if (body.outcome === "refused")
       return this.json(res, body.refused.status, { error: body.refused.error }, body.refused.headers);
     const aborted = new AbortController();
     res.on("close", () => aborted.abort());

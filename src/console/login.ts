@@ -28,8 +28,8 @@ export async function logIn({
   // Not logged in yet, the sender has no name: its address holds the share (behind a proxy, the proxy's).
   const owner = `address:${req.socket.remoteAddress ?? "unknown"}`;
   const body = await readJson({ req, readBody, limit: MAX_LOGIN_BODY_BYTES, owner });
-  if ("aborted" in body) return;
-  if ("refused" in body) {
+  if (body.outcome === "aborted") return;
+  if (body.outcome === "refused") {
     const { status, error, headers } = body.refused;
     return answer({ status, json: { error }, headers });
   }

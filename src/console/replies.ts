@@ -84,9 +84,9 @@ export function sameOrigin(req: IncomingMessage): boolean {
 
 /** A JSON body, or how to refuse it (`error` and the headers to answer with), or nobody to answer. */
 export type JsonBody =
-  | { json: unknown }
-  | { refused: { status: number; error: string; headers: Record<string, string> } }
-  | { aborted: true };
+  | { outcome: "read"; json: unknown }
+  | { outcome: "refused"; refused: { status: number; error: string; headers: Record<string, string> } }
+  | { outcome: "aborted" };
 
 /**
  * A JSON body sent as application/json, read by the server within `limit` bytes and its budget of bodies arriving
@@ -106,16 +106,16 @@ export async function readJson({
   const notJson = `Send a JSON body (application/json, at most ${limit} bytes).`;
   // Not read at all: the connection is closed rather than left to carry the unread rest.
   if (!/^application\/json\b/i.test(req.headers["content-type"] ?? ""))
-    return { refused: { status: 400, error: notJson, headers: { connection: "close" } } };
+    return { outcome: "refused", refused: { status: 400, error: notJson, headers: { connection: "close" } } };
   const body = await readBody({ limit, owner });
-  if ("aborted" in body) return body;
-  if ("refused" in body) {
+  if (body.outcome === "aborted") return body;
+  if (body.outcome === "refused") {
     const { status, message, headers } = body.refused;
-    return { refused: { status, error: message, headers } };
+    return { outcome: "refused", refused: { status, error: message, headers } };
   }
   try {
-    return { json: JSON.parse(body.text) as unknown };
+    return { outcome: "read", json: JSON.parse(body.text) as unknown };
   } catch {
-    return { refused: { status: 400, error: notJson, headers: {} } };
+    return { outcome: "refused", refused: { status: 400, error: notJson, headers: {} } };
   }
 }

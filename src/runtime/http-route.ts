@@ -41,14 +41,14 @@ export type VerifyBearer = () => Promise<Caller | undefined>;
 
 /** A request body read within the server's bounds (a mount's, as the MCP endpoint's). */
 export type RequestBody =
-  | { text: string }
+  | { outcome: "read"; text: string }
   /**
    * Refused before it was all read (longer than the limit, or past the server's budget of bodies arriving): answer
    * `status` with `headers`, which close the connection (the rest of the body is left unread).
    */
-  | { refused: { status: number; message: string; headers: Record<string, string> } }
+  | { outcome: "refused"; refused: { status: number; message: string; headers: Record<string, string> } }
   /** The client went away first, or the server's request timeout ended it (Node answered 408): nobody to answer. */
-  | { aborted: true };
+  | { outcome: "aborted" };
 
 /**
  * Reads the request's body, at most `limit` bytes, its bytes counted while they arrive against the server's budget

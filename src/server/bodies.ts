@@ -69,13 +69,13 @@ export class BodyBudget {
 }
 
 export type Body =
-  | { text: string }
+  | { outcome: "read"; text: string }
   /** Longer than the limit (declared or sent). */
-  | { tooLarge: true }
-  /** Its bytes would pass the budget: which limit. */
-  | { overBudget: string }
+  | { outcome: "tooLarge" }
+  /** Its bytes would pass the budget: `limit` says which. */
+  | { outcome: "overBudget"; limit: string }
   /** The connection closed first: the client went away, or Node's request timeout ended it (which answered 408). */
-  | { aborted: true };
+  | { outcome: "aborted" };
 
 /**
  * Reads a request's body within `limit` bytes, holding its bytes in `budget` while it arrives. Stops reading at the
@@ -93,7 +93,7 @@ export function readBody({
   owner: string | undefined;
 }): Promise<Body> {
   return new Promise((resolve) => {
-    if (Number(req.headers["content-length"]) > limit) return resolve({ tooLarge: true });
+    if (Number(req.headers["content-length"]) > limit) return resolve({ outcome: "tooLarge" });
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -101,22 +101,22 @@ export function readBody({
       if (settled) return;
       settled = true;
       req.off("data", onData);
-      if (!("text" in body)) req.pause();
+      if (body.outcome !== "read") req.pause();
       budget.give({ owner, bytes: size });
       resolve(body);
     };
     const onData = (chunk: Buffer): void => {
-      if (size + chunk.length > limit) return void settle({ tooLarge: true });
+      if (size + chunk.length > limit) return void settle({ outcome: "tooLarge" });
       const refused = budget.take({ owner, bytes: chunk.length });
-      if (refused !== undefined) return void settle({ overBudget: refused });
+      if (refused !== undefined) return void settle({ outcome: "overBudget", limit: refused });
       size += chunk.length;
       chunks.push(chunk);
     };
-    if (req.destroyed) return resolve({ aborted: true });
+    if (req.destroyed) return resolve({ outcome: "aborted" });
     req.on("data", onData);
-    req.once("end", () => settle({ text: Buffer.concat(chunks).toString("utf8") }));
+    req.once("end", () => settle({ outcome: "read", text: Buffer.concat(chunks).toString("utf8") }));
     // After `end`, or a refusal, this changes nothing. (An aborted request emits `error` only to listeners: none.)
-    req.once("close", () => settle({ aborted: true }));
+    req.once("close", () => settle({ outcome: "aborted" }));
   });
 }
 
@@ -129,11 +129,11 @@ export function bodyRefusal({
   limit,
   limits,
 }: {
-  read: { tooLarge: true } | { overBudget: string };
+  read: Extract<Body, { outcome: "tooLarge" | "overBudget" }>;
   limit: number;
   limits: Required<RequestLimits>;
 }): { status: number; message: string; headers: Record<string, string> } {
-  if ("tooLarge" in read)
+  if (read.outcome === "tooLarge")
     return {
       status: 413,
       message: `Payload Too Large: Request body must not exceed ${limit} bytes`,
@@ -141,7 +141,7 @@ export function bodyRefusal({
     };
   return {
     status: 503,
-    message: `Server busy: too many request bodies arriving (${read.overBudget}); retry later`,
+    message: `Server busy: too many request bodies arriving (${read.limit}); retry later`,
     headers: { connection: "close", "retry-after": String(Math.ceil(limits.requestTimeoutMs / 1000)) },
   };
 }

@@ -155,8 +155,8 @@ export class HttpRoutes {
     // A public page's sender has no name yet: its address holds the share, as for the console's login.
     const owner = `address:${req.socket.remoteAddress ?? "unknown"}`;
     const read = await this.body({ req, limit: MAX_FORM_BYTES, owner });
-    if ("aborted" in read) return { answer: { status: 400, text: "The form did not arrive whole." } };
-    if ("refused" in read) return { answer: { status: read.refused.status, text: read.refused.message } };
+    if (read.outcome === "aborted") return { answer: { status: 400, text: "The form did not arrive whole." } };
+    if (read.outcome === "refused") return { answer: { status: read.refused.status, text: read.refused.message } };
     return { fields: new URLSearchParams(read.text) };
   }
 
@@ -214,8 +214,8 @@ export class HttpRoutes {
     const { maxBodyBytes } = this.parts;
     const read = await this.body({ req, limit: maxBodyBytes, owner: principal });
     // Gone before its body came: nobody to answer (on a timeout Node answered 408).
-    if ("aborted" in read) return undefined;
-    if ("refused" in read) return void sendRpcError({ res, code: -32000, ...read.refused });
+    if (read.outcome === "aborted") return undefined;
+    if (read.outcome === "refused") return void sendRpcError({ res, code: -32000, ...read.refused });
     try {
       return { json: JSON.parse(read.text) as unknown };
     } catch {
@@ -235,8 +235,8 @@ export class HttpRoutes {
   }): Promise<RequestBody> {
     const { budget, limits, log } = this.parts;
     const read = await readBody({ req, limit, budget, owner });
-    if ("text" in read || "aborted" in read) return read;
-    if ("overBudget" in read) log(`refused: 503 a request body past ${read.overBudget}; connection closed`);
-    return { refused: bodyRefusal({ read, limit, limits }) };
+    if (read.outcome === "read" || read.outcome === "aborted") return read;
+    if (read.outcome === "overBudget") log(`refused: 503 a request body past ${read.limit}; connection closed`);
+    return { outcome: "refused", refused: bodyRefusal({ read, limit, limits }) };
   }
 }

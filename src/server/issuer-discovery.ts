@@ -27,7 +27,7 @@ export async function discoverJwksUrl({
   const tried: string[] = [];
   for (const url of metadataCandidates(issuer)) {
     const document = await fetchJsonDocument(url);
-    if ("json" in document) return jwksUrlOf({ url, metadata: document.json, issuer, allowInsecureHttp });
+    if (document.ok) return jwksUrlOf({ url, metadata: document.json, issuer, allowInsecureHttp });
     // Not here: the next place. A document that is there must be right.
     if (!document.missing) throw new AuthUnavailable(`authorization server metadata at ${url}: ${document.problem}`);
     tried.push(`${url} (${document.problem})`);

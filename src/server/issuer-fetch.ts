@@ -44,7 +44,7 @@ export class Backoff {
 }
 
 /** A document fetched: its JSON, or why there is none; `missing` when it is not there at all (not 200). */
-export type JsonDocument = { json: unknown } | { problem: string; missing: boolean };
+export type JsonDocument = { ok: true; json: unknown } | { ok: false; problem: string; missing: boolean };
 
 /**
  * GETs a small JSON document: within 5 s, at most 1 MiB, redirects followed within the URL's origin only (so the
@@ -65,15 +65,15 @@ export async function fetchJsonDocument(href: string): Promise<JsonDocument> {
     });
   } catch (error) {
     // Sent elsewhere: not here, as for a 404 (the other origin passed no https check).
-    if (error instanceof UpstreamFailure && error.kind === "redirect") return { problem: error.message, missing: true };
+    if (error instanceof UpstreamFailure && error.kind === "redirect") return { ok: false, problem: error.message, missing: true };
     // The failure names the request: `[GET] "<url>": no complete response within 5000 ms`, say.
     throw new AuthUnavailable(`cannot fetch: ${messageOf(error)}`);
   }
-  if (response.status !== 200) return { problem: `HTTP ${response.status}`, missing: true };
-  if (response.truncated) return { problem: `larger than ${MAX_DOCUMENT_BYTES} bytes`, missing: false };
+  if (response.status !== 200) return { ok: false, problem: `HTTP ${response.status}`, missing: true };
+  if (response.truncated) return { ok: false, problem: `larger than ${MAX_DOCUMENT_BYTES} bytes`, missing: false };
   try {
-    return { json: JSON.parse(response.body.toString("utf8")) as unknown };
+    return { ok: true, json: JSON.parse(response.body.toString("utf8")) as unknown };
   } catch {
-    return { problem: "not JSON", missing: false };
+    return { ok: false, problem: "not JSON", missing: false };
   }
 }

@@ -71,7 +71,7 @@ function remoteKeySet(url: URL): JWTVerifyGetKey {
 
 async function fetchJwks(href: string): Promise<unknown> {
   const document = await fetchJsonDocument(href);
-  if (!("json" in document)) throw new AuthUnavailable(`JWKS at ${href}: ${document.problem}`);
+  if (!document.ok) throw new AuthUnavailable(`JWKS at ${href}: ${document.problem}`);
   const keys = (document.json as { keys?: unknown } | null)?.keys;
   const isObject = (key: unknown) => typeof key === "object" && key !== null && !Array.isArray(key);
   if (!Array.isArray(keys) || !keys.every(isObject)) {
