@@ -65,7 +65,8 @@ export async function fetchJsonDocument(href: string): Promise<JsonDocument> {
     });
   } catch (error) {
     // Sent elsewhere: not here, as for a 404 (the other origin passed no https check).
-    if (error instanceof UpstreamFailure && error.kind === "redirect") return { ok: false, problem: error.message, missing: true };
+    if (error instanceof UpstreamFailure && error.kind === "redirect")
+      return { ok: false, problem: error.message, missing: true };
     // The failure names the request: `[GET] "<url>": no complete response within 5000 ms`, say.
     throw new AuthUnavailable(`cannot fetch: ${messageOf(error)}`);
   }
