@@ -48,7 +48,7 @@ for (const name of Object.keys(process.env)) delete process.env[name];
 Object.assign(process.env, ENV);
 process.chdir(ROOT);
 const { loadCatalog, serve } = await import(join(ROOT, "dist/index.js"));
-const { main } = await import(CLI);
+const { main } = await import(join(ROOT, "dist/cli/main.js"));
 const { directorySpecs, GITHUB_SPEC } = await import(join(ROOT, "bench/corpus-check.mjs"));
 
 const MODES = ["tools", "dynamic", "code"];

@@ -16,8 +16,8 @@ export type { CatalogSource, DocumentSource, LoadOptions } from "./load/index.js
 export { detectKind, loadCatalog } from "./load/index.js";
 export type { CacheOptions, CatalogLoad } from "./load/cache.js";
 export { loadCatalogCached } from "./load/cache.js";
-export type { CallOptions, CallReport } from "./call.js";
-export { callTool } from "./call.js";
+export type { CallOptions, CallReport } from "./app/call.js";
+export { callTool } from "./app/call.js";
 export type { EngineOptions } from "./runtime/engine.js";
 export { Engine } from "./runtime/engine.js";
 export type { ServeMode } from "./runtime/dynamic.js";
@@ -34,5 +34,5 @@ export type {
   ToolProvider,
   ToolResult,
 } from "./runtime/types.js";
-export type { RunningServer, ServeOptions } from "./serve.js";
-export { serve } from "./serve.js";
+export type { RunningServer, ServeOptions } from "./app/serve.js";
+export { serve } from "./app/serve.js";

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { digestOf } from "../../src/load/reads.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { CLI, runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";
 import { startPeer } from "../support/stdio-peer.js";

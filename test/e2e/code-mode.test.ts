@@ -20,7 +20,7 @@ import { DynamicProvider } from "../../src/runtime/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { parsePolicies } from "../../src/runtime/policy.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 import { WIRE_SCENARIOS } from "../generate/parity-scenarios.js";
 import { type CallResult, SECRETS, secretForms, textOf, WIRE_FIXTURE, wireCatalog } from "../support/e2e.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { type RunningServer, serve } from "../../src/app/serve.js";
 import { REPOSITORY } from "../support/generated.js";
 import { tempDir } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";

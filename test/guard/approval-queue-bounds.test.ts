@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BoundedApprovalQueue } from "../../src/runtime/approval-bounds.js";
 import { MemoryApprovalQueue } from "../../src/runtime/approval-queue.js";
 import type { CallContext } from "../../src/runtime/types.js";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 

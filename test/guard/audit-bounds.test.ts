@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActivityLog, MAX_BYTES, MAX_LINES } from "../../src/console/activity-log.js";
 import type { AuditRecord } from "../../src/runtime/audit.js";
 import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit-line.js";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { type RunningServer, serve } from "../../src/app/serve.js";
 import { ROOT } from "../support/cli.js";
 import { type ConsoleApi, consoleApi } from "../support/console.js";
 import { json, Upstream } from "../support/upstream.js";

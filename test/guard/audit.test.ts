@@ -11,7 +11,7 @@ import { loadCatalog } from "../../src/load/index.js";
 import { type AuditOutcome, type AuditRecord, memoryAuditLog } from "../../src/runtime/audit.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { DEFAULT_POLICIES, parsePolicies } from "../../src/runtime/policy.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import {
   CANARY,
   canaryEnv,

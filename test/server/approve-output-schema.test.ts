@@ -14,7 +14,7 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
-import { type ServeOptions, serve } from "../../src/serve.js";
+import { type ServeOptions, serve } from "../../src/app/serve.js";
 import { textOf, tempDir, writeFile } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type RunningServer, type ServeOptions, serve } from "../../src/serve.js";
+import { type RunningServer, type ServeOptions, serve } from "../../src/app/serve.js";
 import { example } from "../support/fixtures.js";
 import { textOf } from "../support/guard.js";
 import { json, status, Upstream } from "../support/upstream.js";

@@ -1,14 +1,14 @@
 // One tool call from the command line: the request that is (or would be) sent, with every configured secret
 // masked, then the result exactly as an agent would receive it. What `openapi-mcp call` does.
 
-import { UserError } from "./catalog/errors.js";
-import { credentialVariables } from "./catalog/security.js";
-import type { Catalog } from "./catalog/types.js";
-import type { Environment } from "./runtime/credentials.js";
-import type { Engine } from "./runtime/engine.js";
-import { nearMatches } from "./runtime/policy.js";
-import { MASK, Masker, maskText, maskValue } from "./runtime/secrets.js";
-import type { PreparedRequest, ToolResult } from "./runtime/types.js";
+import { UserError } from "../catalog/errors.js";
+import { credentialVariables } from "../catalog/security.js";
+import type { Catalog } from "../catalog/types.js";
+import type { Environment } from "../runtime/credentials.js";
+import type { Engine } from "../runtime/engine.js";
+import { nearMatches } from "../runtime/policy.js";
+import { MASK, Masker, maskText, maskValue } from "../runtime/secrets.js";
+import type { PreparedRequest, ToolResult } from "../runtime/types.js";
 import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 export interface CallOptions extends EngineSetupOptions {

@@ -1,33 +1,33 @@
 // Serving a source as an MCP server: set up the engine (refusing to start on errors, unsafe upstreams or missing
 // credentials), then run it behind the chosen transport. What `openapi-mcp serve` does, as a library call.
 
-import { UserError } from "./catalog/errors.js";
-import { plural } from "./catalog/plural.js";
-import type { AuditLog } from "./runtime/audit.js";
-import type { HttpMount } from "./runtime/http-route.js";
-import type { Authoring } from "./console/index.js";
-import { DEFAULT_HOST } from "./runtime/options.js";
-import { isUrl } from "./catalog/url.js";
-import type { LoadOptions } from "./load/index.js";
-import type { Registry } from "./registry/registry.js";
-import { SwappableProvider } from "./registry/swappable.js";
-import { watchSources } from "./registry/watch.js";
-import { reloadEngine } from "./runtime/reload.js";
-import { refuseSecretlessState } from "./runtime/state/state-secret-needed.js";
-import type { Engine } from "./runtime/engine.js";
-import { profiledProvider } from "./runtime/profiled.js";
-import { profileTable } from "./runtime/profiles.js";
-import type { SecretAssignments } from "./catalog/secret-assignments.js";
-import type { Catalog } from "./catalog/types.js";
-import { servedBudget } from "./inspect/budget.js";
-import type { Settings } from "./catalog/settings.js";
-import type { ServeMode } from "./runtime/dynamic.js";
-import type { ScriptSettings } from "./runtime/code-turn.js";
-import { defined } from "./runtime/start.js";
-import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
-import type { ToolProvider } from "./runtime/types.js";
+import { UserError } from "../catalog/errors.js";
+import { plural } from "../catalog/plural.js";
+import type { AuditLog } from "../runtime/audit.js";
+import type { HttpMount } from "../runtime/http-route.js";
+import type { Authoring } from "../console/index.js";
+import { DEFAULT_HOST } from "../runtime/options.js";
+import { isUrl } from "../catalog/url.js";
+import type { LoadOptions } from "../load/index.js";
+import type { Registry } from "../registry/registry.js";
+import { SwappableProvider } from "../registry/swappable.js";
+import { watchSources } from "../registry/watch.js";
+import { reloadEngine } from "../runtime/reload.js";
+import { refuseSecretlessState } from "../runtime/state/state-secret-needed.js";
+import type { Engine } from "../runtime/engine.js";
+import { profiledProvider } from "../runtime/profiled.js";
+import { profileTable } from "../runtime/profiles.js";
+import type { SecretAssignments } from "../catalog/secret-assignments.js";
+import type { Catalog } from "../catalog/types.js";
+import { servedBudget } from "../inspect/budget.js";
+import type { Settings } from "../catalog/settings.js";
+import type { ServeMode } from "../runtime/dynamic.js";
+import type { ScriptSettings } from "../runtime/code-turn.js";
+import { defined } from "../runtime/start.js";
+import { fromSettings, type OptionValues, readOptionValues } from "../server/option-values.js";
+import type { ToolProvider } from "../runtime/types.js";
 import { servedListing } from "./serve-listing.js";
-import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
+import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "../server/index.js";
 import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 /** When what the first answers do not need runs: once a client has had them, as a rule. */
@@ -148,10 +148,10 @@ async function serveEngine({
   /** The provider serving `catalog` through `engine`: the first at start, another at each registry publish. */
   const build = async ({ engine: from, catalog: served, first = false }: Build): Promise<ToolProvider> => {
     const code = async () => {
-      const { CodeProvider } = await import("./runtime/code-mode.js");
+      const { CodeProvider } = await import("../runtime/code-mode.js");
       // The first script should not wait for a worker to start and load the engine (about a second on a busy
       // host); the worker loads it on its own thread meanwhile.
-      void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
+      void (await import("../runtime/sandbox/run-script.js")).warmSandbox();
       return (scoped: Engine): ToolProvider =>
         new CodeProvider({
           engine: scoped,
@@ -163,7 +163,7 @@ async function serveEngine({
     const listing = first ? load.listing : undefined;
     if (table) {
       // Each profile's provider is made on its first request, its listing serialized then, once.
-      const { DynamicProvider } = await import("./runtime/dynamic.js");
+      const { DynamicProvider } = await import("../runtime/dynamic.js");
       const cached = listing ? { cached: listing } : {};
       const coded = mode === "code" ? await code() : undefined;
       const made = (scoped: Engine): ToolProvider =>
@@ -185,7 +185,7 @@ async function serveEngine({
     }
     if (mode === "dynamic") {
       if (first) after.add(() => load.keep());
-      return new (await import("./runtime/dynamic.js")).DynamicProvider({ engine: from, catalog: served });
+      return new (await import("../runtime/dynamic.js")).DynamicProvider({ engine: from, catalog: served });
     }
     if (mode === "code") {
       if (first) after.add(() => load.keep());
@@ -228,7 +228,7 @@ async function serveEngine({
   const version = catalog.sources.length === 1 ? catalog.sources[0]!.version || "0.0.0" : "0.0.0";
   const kept = after.run;
   if (options.transport === "http") {
-    const { serveHttp } = await import("./server/index.js");
+    const { serveHttp } = await import("../server/index.js");
     const sessions = limits({ given: options.sessions, file: file?.sessions });
     const requests = limits({ given: options.requests, file: file?.requests });
     const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;
@@ -284,7 +284,7 @@ async function serveEngine({
   }
   if (options.console ?? file?.console)
     throw new UserError({ code: "E_OPTION", message: "--console is served over HTTP: add --transport http" });
-  const { serveStdio } = await import("./server/stdio.js");
+  const { serveStdio } = await import("../server/stdio.js");
   // The SDK's session, which answers calls, starts once the schemas are in the catalog.
   const handle = await serveStdio({ provider, name, version, log, ready: () => load.complete() });
   const close = () => {
@@ -328,7 +328,7 @@ async function consoleMounts({
   authoring: Authoring;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
-  const { ActivityLog, consoleMount } = await import("./console/index.js");
+  const { ActivityLog, consoleMount } = await import("../console/index.js");
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
   const lines = new ActivityLog();
   activity.log = lines;
@@ -363,7 +363,7 @@ async function authoring({
   // Without a registry a draft is still named as one would be (`<file>__<action>`), and reads no file at all.
   const drafts = registry
     ? registry.drafts(assignments)
-    : new (await import("./registry/drafts.js")).Drafts({ load: () => ({}), assignments });
+    : new (await import("../registry/drafts.js")).Drafts({ load: () => ({}), assignments });
   return {
     check: (draft) => drafts.check(draft),
     catalog: (draft) => drafts.catalog(draft),
@@ -438,7 +438,7 @@ async function watchedSources({
     });
   if (options.registry === undefined && sources.some((source) => isUrl(source)))
     throw new UserError({ code: "E_OPTION", message: "--watch watches files, not URLs" });
-  const { Registry } = await import("./registry/registry.js");
+  const { Registry } = await import("../registry/registry.js");
   let apply = async (_: Catalog): Promise<void> => {
     throw new UserError({ code: "E_REGISTRY", message: "not published: the server is not serving yet" });
   };

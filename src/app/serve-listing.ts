@@ -2,8 +2,8 @@
 // into the catalog cache, and is what the stdio transport sends. From the cache the texts are used as they are,
 // and parsed only if a transport wants objects (HTTP serializes its answers itself).
 
-import type { Catalog } from "./catalog/types.js";
-import type { Engine } from "./runtime/engine.js";
+import type { Catalog } from "../catalog/types.js";
+import type { Engine } from "../runtime/engine.js";
 import type {
   BegunCall,
   CallContext,
@@ -13,7 +13,7 @@ import type {
   StartCall,
   ToolProvider,
   ToolResult,
-} from "./runtime/types.js";
+} from "../runtime/types.js";
 
 export interface ServedListing {
   provider: ToolProvider;

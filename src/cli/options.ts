@@ -3,15 +3,15 @@
 // refuse alike. Commander only collects the text; the table's reader checks it.
 
 import { type Command, Option } from "commander";
-import { UserError } from "./catalog/errors.js";
-import { optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "./runtime/options.js";
+import { UserError } from "../catalog/errors.js";
+import { optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
 import {
   checkValue,
   environmentValues,
   type GivenOption,
   type OptionValues,
   readOptionValues,
-} from "./server/option-values.js";
+} from "../server/option-values.js";
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -2,23 +2,23 @@
 // unsafe or incomplete (errors in the source, plain http upstreams, credentials a tool cannot do without), and
 // build the engine with its policies, limits and audit log. Command-line options win over the settings file.
 
-import { UserError } from "./catalog/errors.js";
-import { plural } from "./catalog/plural.js";
-import { SecretAssignments } from "./catalog/secret-assignments.js";
-import type { Catalog } from "./catalog/types.js";
-import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "./load/cache.js";
-import type { LoadOptions } from "./load/index.js";
-import type { Settings } from "./load/settings.js";
-import type { Environment } from "./runtime/credentials.js";
-import type { Engine } from "./runtime/engine.js";
-import { BoundedApprovalQueue } from "./runtime/approval-bounds.js";
-import { type ApprovalQueue, MemoryApprovalQueue } from "./runtime/approval-queue.js";
-import { checkRoutes } from "./runtime/approval-routes.js";
-import { credentialEnvironment, withSettings } from "./runtime/settings.js";
-import type { HttpRoute } from "./runtime/http-route.js";
-import { defined, type StartOptions, startEngine } from "./runtime/start.js";
-import { openSharedState } from "./runtime/state/shared-state.js";
-import { userCredentialModes } from "./runtime/user-credential-modes.js";
+import { UserError } from "../catalog/errors.js";
+import { plural } from "../catalog/plural.js";
+import { SecretAssignments } from "../catalog/secret-assignments.js";
+import type { Catalog } from "../catalog/types.js";
+import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "../load/cache.js";
+import type { LoadOptions } from "../load/index.js";
+import type { Settings } from "../load/settings.js";
+import type { Environment } from "../runtime/credentials.js";
+import type { Engine } from "../runtime/engine.js";
+import { BoundedApprovalQueue } from "../runtime/approval-bounds.js";
+import { type ApprovalQueue, MemoryApprovalQueue } from "../runtime/approval-queue.js";
+import { checkRoutes } from "../runtime/approval-routes.js";
+import { credentialEnvironment, withSettings } from "../runtime/settings.js";
+import type { HttpRoute } from "../runtime/http-route.js";
+import { defined, type StartOptions, startEngine } from "../runtime/start.js";
+import { openSharedState } from "../runtime/state/shared-state.js";
+import { userCredentialModes } from "../runtime/user-credential-modes.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
 export interface EngineSetupOptions
@@ -83,7 +83,9 @@ const ERRORS_SHOWN = 10;
 
 export async function setUpEngine(sources: string | string[], options: EngineSetupOptions = {}): Promise<EngineSetup> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const settings = options.config ? await (await import("./load/settings.js")).readSettings(options.config) : undefined;
+  const settings = options.config
+    ? await (await import("../load/settings.js")).readSettings(options.config)
+    : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? settings?.allowInsecureHttp ?? false;
   const include = filterList({ given: options.include, settings, which: "include" });
   const exclude = filterList({ given: options.exclude, settings, which: "exclude" });
@@ -216,7 +218,7 @@ function serverVariables({
 async function refuseOnErrors(catalog: Catalog): Promise<void> {
   const errors = catalog.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) return;
-  const { diagnosticLine } = await import("./inspect/render.js");
+  const { diagnosticLine } = await import("../inspect/render.js");
   const shown = errors.slice(0, ERRORS_SHOWN).map((d) => `  ${diagnosticLine(d)}`);
   if (errors.length > ERRORS_SHOWN) shown.push(`  … and ${errors.length - ERRORS_SHOWN} more`);
   throw new UserError({
