@@ -3,7 +3,9 @@
 // refuse alike. Commander only collects the text; the table's reader checks it.
 
 import { type Command, Option } from "commander";
+import type { EngineSetupOptions } from "../app/setup.js";
 import { UserError } from "../catalog/errors.js";
+import { defined } from "../runtime/defined.js";
 import { optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
 import {
   checkValue,
@@ -72,4 +74,24 @@ function fromCliEnvironment({ option, text }: { option: RuntimeOption; text: str
   // Comma-separated, as a generated server reads a list from its variable.
   const values = environmentValues({ option, text });
   return { values, source: option.cliEnv! };
+}
+
+/** The engine's settings as given (the settings file and the engine supply the rest), and the settings file. */
+export function engineSettings(values: OptionValues): EngineSetupOptions {
+  return defined({
+    config: values.config,
+    timeoutMs: values.timeoutMs,
+    maxResponseBytes: values.maxResponseBytes,
+    outputValidation: values.outputValidation,
+    responseText: values.responseText,
+    markResponseText: values.markResponseText,
+    state: values.state,
+    stateFallback: values.stateFallback,
+    stateFail: values.stateFail,
+    auditLog: values.auditLog,
+    requireCredentials: values.requireCredentials,
+    allowReadableSecretFiles: values.allowReadableSecretFiles,
+    policies: values.policies,
+    stateSecrets: values.stateSecrets,
+  });
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readServeOptions } from "../../src/cli/main.js";
+import { readServeOptions } from "../../src/cli/serve.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/runtime/engine.js";
 import { settingsSchemaProperties } from "../../src/runtime/option-schema.js";
 import {
