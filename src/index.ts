@@ -34,5 +34,5 @@ export type {
   ToolProvider,
   ToolResult,
 } from "./runtime/types.js";
-export type { RunningServer, ServeOptions } from "./app/serve.js";
+export type { RunningServer, ServeOptions } from "./app/serve-options.js";
 export { serve } from "./app/serve.js";

@@ -4,7 +4,7 @@
 import { Command } from "commander";
 import { UserError } from "../catalog/errors.js";
 import { plural } from "../catalog/plural.js";
-import type { RunningServer } from "../app/serve.js";
+import type { RunningServer } from "../app/serve-options.js";
 import { defined } from "../runtime/defined.js";
 import type { OptionValues } from "../server/option-values.js";
 import { addTableOptions, engineSettings, tableValues } from "./options.js";

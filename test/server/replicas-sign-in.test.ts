@@ -16,7 +16,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type ElicitRequestURLParams, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { connectRedis } from "../../src/runtime/state/redis.js";
-import { type RunningServer, serve } from "../../src/app/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { forbiddenForms, leaksIn, textOf } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 import { dumpRedis, unkeyedDigests } from "../support/redis-dump.js";
