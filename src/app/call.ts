@@ -2,13 +2,12 @@
 // masked, then the result exactly as an agent would receive it. What `openapi-mcp call` does.
 
 import { UserError } from "../catalog/errors.js";
-import { credentialVariables } from "../catalog/security.js";
 import type { Catalog } from "../catalog/types.js";
-import type { Environment } from "../runtime/credentials.js";
 import type { Engine } from "../runtime/engine.js";
 import { nearMatches } from "../runtime/policy.js";
-import { MASK, Masker, maskText, maskValue } from "../runtime/secrets.js";
-import type { PreparedRequest, ToolResult } from "../runtime/types.js";
+import { describeRequest, secretsOf } from "../runtime/masked-request.js";
+import { maskValue } from "../runtime/secrets.js";
+import type { ToolResult } from "../runtime/types.js";
 import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
 
 export interface CallOptions extends EngineSetupOptions {
@@ -23,8 +22,6 @@ export interface CallReport {
   /** Absent on a dry run that built a request. */
   result?: ToolResult;
 }
-
-const BODY_SHOWN = 4_000;
 
 export async function callTool(sources: string | string[], options: CallOptions): Promise<CallReport> {
   // A dry run sends nothing anywhere (the engine's prepare: no OAuth token fetched, no credential process run).
@@ -68,34 +65,4 @@ function toolNamed({ catalog, engine, given }: { catalog: Catalog; engine: Engin
     code: "E_UNKNOWN_TOOL",
     message: `no tool named '${given}'; ${hint}\`openapi-mcp inspect\` lists all ${names.length}`,
   });
-}
-
-/** Every configured credential value: masked wherever it would show (here and in the console's answers). */
-export function secretsOf(catalog: Catalog, env: Environment): string[] {
-  const values = Object.values(catalog.credentials).flatMap((credential) =>
-    credentialVariables(credential).map((name) => env[name]),
-  );
-  return values.filter((v): v is string => typeof v === "string" && v.length > 0);
-}
-
-export function describeRequest(request: PreparedRequest, secrets: string[], placeholders: string[] = []): string {
-  let target = `${request.origin}${request.path}`;
-  // A placeholder in the query or a cookie was percent-encoded like a value; it reads better as written.
-  for (const placeholder of placeholders) target = target.replaceAll(encodeURIComponent(placeholder), placeholder);
-  const lines = [`${request.method} ${target}`];
-  for (const [name, value] of Object.entries(request.headers)) {
-    const [scheme = "", ...rest] = value.split(" ");
-    // Authorization carries credentials even when its value is derived (basic = base64 of user:password); a
-    // placeholder for an unset one is no secret.
-    const shown =
-      name !== "authorization" ? value : placeholders.includes(rest.join(" ")) ? value : `${scheme} ${MASK}`;
-    lines.push(`${name}: ${placeholders.reduce((text, p) => text.replaceAll(encodeURIComponent(p), p), shown)}`);
-  }
-  if (request.body && request.body.length > 0) {
-    const text = Buffer.from(request.body).toString("utf8");
-    // Masked before it is cut, so the cut cannot fall inside a secret.
-    const shown = new Masker(secrets).clip(text, BODY_SHOWN);
-    lines.push("", shown.cut ? `${shown.text}… (${request.body.length} bytes)` : shown.text);
-  }
-  return maskText(lines.join("\n"), secrets);
 }

@@ -3,7 +3,7 @@
 // published (a dry run showing the exact request, secrets masked, or a real call through the engine's guard rails,
 // audited as the admin); then published into the registry (`serve --registry`), whose status the page shows too.
 
-import { describeRequest, secretsOf } from "../app/call.js";
+import { describeRequest, secretsOf } from "../runtime/masked-request.js";
 import { messageOf, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { Environment } from "../runtime/credentials.js";

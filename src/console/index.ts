@@ -5,7 +5,7 @@
 
 import { UserError } from "../catalog/errors.js";
 import { isLoopbackHost } from "../catalog/url.js";
-import { secretsOf } from "../app/call.js";
+import { secretsOf } from "../runtime/masked-request.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { HttpMount } from "../runtime/http-route.js";
 import type { ApprovalQueue } from "../runtime/approval-queue.js";

@@ -4,7 +4,7 @@
 // A call whose policy is `approve` waits in the console's own approvals queue (whatever `approvals` routes agents'
 // calls to): it is sent once an admin approves it on the Approvals page, and the answer comes back here then.
 
-import { describeRequest, secretsOf } from "../app/call.js";
+import { describeRequest, secretsOf } from "../runtime/masked-request.js";
 import type { Environment } from "../runtime/credentials.js";
 import type { Caller } from "../runtime/types.js";
 import type { Admin } from "./admins.js";
