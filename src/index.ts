@@ -20,12 +20,12 @@ export type { CallOptions, CallReport } from "./app/call.js";
 export { callTool } from "./app/call.js";
 export type { EngineOptions } from "./runtime/engine.js";
 export { Engine } from "./runtime/engine.js";
-export type { ServeMode } from "./runtime/dynamic.js";
-export { DynamicProvider } from "./runtime/dynamic.js";
-export { CodeProvider } from "./runtime/code-mode.js";
-export type { ScriptLimits } from "./runtime/sandbox/run-script.js";
-export type { SearchHit } from "./runtime/search.js";
-export { ToolSearch } from "./runtime/search.js";
+export type { ServeMode } from "./runtime/modes/dynamic.js";
+export { DynamicProvider } from "./runtime/modes/dynamic.js";
+export { CodeProvider } from "./runtime/modes/code-mode.js";
+export type { ScriptLimits } from "./runtime/modes/sandbox/run-script.js";
+export type { SearchHit } from "./runtime/modes/search/search.js";
+export { ToolSearch } from "./runtime/modes/search/search.js";
 export type {
   ContentBlock,
   OutputValidation,

@@ -41,7 +41,7 @@ export function providerBuilder(builder: Builder): BuildProvider {
     if (choices.table) return profiled({ builder, from, served, first, ...(listing ? { listing } : {}) });
     if (mode === "dynamic") {
       if (first) after.add(() => load.keep());
-      return new (await import("../runtime/dynamic.js")).DynamicProvider({ engine: from, catalog: served });
+      return new (await import("../runtime/modes/dynamic.js")).DynamicProvider({ engine: from, catalog: served });
     }
     if (mode === "code") {
       if (first) after.add(() => load.keep());
@@ -80,7 +80,7 @@ async function profiled({
   listing?: Buffer[];
 }): Promise<ToolProvider> {
   const { mode, outputSchemas, stdio } = choices;
-  const { DynamicProvider } = await import("../runtime/dynamic.js");
+  const { DynamicProvider } = await import("../runtime/modes/dynamic.js");
   const cached = listing ? { cached: listing } : {};
   const coded = mode === "code" ? await codeProviders({ choices, served }) : undefined;
   const made = (scoped: Engine): ToolProvider =>
@@ -109,10 +109,10 @@ async function codeProviders({
   choices: ServeChoices;
   served: Catalog;
 }): Promise<(scoped: Engine) => ToolProvider> {
-  const { CodeProvider } = await import("../runtime/code-mode.js");
+  const { CodeProvider } = await import("../runtime/modes/code-mode.js");
   // The first script should not wait for a worker to start and load the engine (about a second on a busy
   // host); the worker loads it on its own thread meanwhile.
-  void (await import("../runtime/sandbox/run-script.js")).warmSandbox();
+  void (await import("../runtime/modes/sandbox/run-script.js")).warmSandbox();
   return (scoped: Engine): ToolProvider =>
     new CodeProvider({
       engine: scoped,

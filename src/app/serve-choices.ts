@@ -3,8 +3,8 @@
 // answered before the catalog's schemas are read.
 
 import type { Settings } from "../catalog/settings.js";
-import type { ScriptSettings } from "../runtime/code-turn.js";
-import type { ServeMode } from "../runtime/dynamic.js";
+import type { ScriptSettings } from "../runtime/modes/code-turn.js";
+import type { ServeMode } from "../runtime/modes/dynamic.js";
 import { profileTable } from "../runtime/profiles.js";
 import { defined } from "../runtime/start.js";
 import { fromSettings, type OptionValues, readOptionValues } from "../server/option-values.js";

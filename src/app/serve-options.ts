@@ -2,8 +2,8 @@
 
 import type { Catalog } from "../catalog/types.js";
 import type { Registry } from "../registry/registry.js";
-import type { ScriptSettings } from "../runtime/code-turn.js";
-import type { ServeMode } from "../runtime/dynamic.js";
+import type { ScriptSettings } from "../runtime/modes/code-turn.js";
+import type { ServeMode } from "../runtime/modes/dynamic.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "../server/index.js";
 import type { EngineSetupOptions } from "./setup.js";
 

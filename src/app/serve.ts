@@ -6,7 +6,7 @@
 // (transport.ts); this file puts them in order.
 
 import type { AuditLog } from "../runtime/audit.js";
-import { refuseSecretlessState } from "../runtime/state/state-secret-needed.js";
+import { refuseSecretlessState } from "../runtime/shared/state-secret-needed.js";
 import { refuseConsoleRoutes } from "./console-mount.js";
 import { later } from "./later.js";
 import { providerBuilder } from "./providers.js";

@@ -17,7 +17,7 @@ import { checkRoutes } from "../runtime/approval-routes.js";
 import { credentialEnvironment, withSettings } from "../runtime/settings.js";
 import type { HttpRoute } from "../runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "../runtime/start.js";
-import { openSharedState } from "../runtime/state/shared-state.js";
+import { openSharedState } from "../runtime/shared/shared-state.js";
 import { userCredentialModes } from "../runtime/user-credential-modes.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */

@@ -2,7 +2,7 @@
 // wait in, whatever the client supports, answered by an admin on the console's Approvals page. The same rule as
 // elicitation: only an admin's yes sends the call; a no, the approval timeout, the call's cancellation or its
 // question withdrawn (the client answered first) ends it with nothing sent. Two kinds behind one interface: this
-// process's memory (`--state memory`), and Redis (state/redis-approvals.ts), where every replica's console lists
+// process's memory (`--state memory`), and Redis (shared/redis-approvals.ts), where every replica's console lists
 // every replica's waiting calls and a decision made on any replica reaches the one the call waits on.
 
 import { randomUUID } from "node:crypto";
@@ -27,7 +27,7 @@ export interface ApprovalOutcome {
   busy?: string;
 }
 
-/** Where calls wait for the console: the memory's (below) or the replicas' shared one (state/redis-approvals.ts). */
+/** Where calls wait for the console: the memory's (below) or the replicas' shared one (shared/redis-approvals.ts). */
 export interface ApprovalQueue {
   /**
    * Queues `request` until an admin decides, `request.timeoutMs` passes (`timeout`) or `signal` fires (`cancel`).

@@ -69,7 +69,7 @@ export interface EngineOptions
    * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
    */
   requestStates?: RequestStates;
-  /** Where rate limits are counted: shared by replicas (state/shared-state.ts); default this process's memory. */
+  /** Where rate limits are counted: shared by replicas (shared/shared-state.ts); default this process's memory. */
   limiter?: Limiter;
   /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
   userCredentials?: UserCredentialMap;

@@ -11,8 +11,8 @@ import {
   DEFAULT_QUEUE_TIMEOUT_MS,
 } from "./in-flight.js";
 import type { DenyMode } from "./policy.js";
-import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./sandbox/run-script.js";
-import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./sandbox/turns.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/run-script.js";
+import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./modes/sandbox/turns.js";
 import type { SecretCommand } from "./secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
@@ -680,7 +680,7 @@ export interface RuntimeSettings {
   deniedTools?: DenyMode;
   /** How long a human has to approve a call (default 5 minutes); no answer means no. */
   approvalTimeoutMs?: number;
-  /** `memory` or a Redis URL; what to do when Redis is unreachable at start and while serving (state/shared-state.ts). */
+  /** `memory` or a Redis URL; what to do when Redis is unreachable at start and while serving (shared/shared-state.ts). */
   state?: string;
   stateFallback?: "memory";
   stateFail?: "closed" | "open";

@@ -1,6 +1,6 @@
 // A profile's budgets (settings `profiles.<name>.rateLimits`): rate limits counted per caller, inside the server's
 // tool and source limits. Each key holds the caller's principal, so no two callers ever share one (and is marked as
-// naming a caller: Redis keeps it as a keyed digest, state/redis-limiter.ts).
+// naming a caller: Redis keeps it as a keyed digest, shared/redis-limiter.ts).
 
 import type { RateLimit, RateLimits, Tool } from "../catalog/types.js";
 import { type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";

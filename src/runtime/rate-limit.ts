@@ -14,7 +14,7 @@
 // entry was either provisional, with time a_j + P > d_j > a_k − W, or re-stamped, with time s_j ≥ d_j > a_k − W:
 // in the window either way. So k saw N entries and was refused, a contradiction. Every request that leaves gets
 // its own admission (a retry, a redirect, a resend after a 401), so this holds per request, not per call. With
-// Redis (state/redis-limiter.ts) a and s are the Redis server's clock: the request leaves after the admission's
+// Redis (shared/redis-limiter.ts) a and s are the Redis server's clock: the request leaves after the admission's
 // reply (a ≤ d) and the re-stamp is sent after it leaves (s ≥ d), and the call's P is timed from before it asked.
 
 import type { RateLimit } from "../catalog/types.js";
@@ -38,7 +38,7 @@ export type Decided = { ok: true } | { ok: false; retryAfterMs: number; key: str
 
 export type Acquired =
   | Decided
-  /** A shared store (state/redis-limiter.ts) could not be asked: the caller sends nothing (fails closed). */
+  /** A shared store (shared/redis-limiter.ts) could not be asked: the caller sends nothing (fails closed). */
   | { ok: false; unavailable: string };
 
 /** One admitted request's place under its limits, from admission until it leaves (or the call ends unsent). */
@@ -55,7 +55,7 @@ export type Reserved = { ok: true; permit: Permit } | Exclude<Acquired, { ok: tr
 
 /**
  * What the engine asks before each request: this process's memory (RateLimiter) or a store shared by replicas
- * (state/redis-limiter.ts). All-or-none across `keys`, as `RateLimiter.tryAcquire` describes.
+ * (shared/redis-limiter.ts). All-or-none across `keys`, as `RateLimiter.tryAcquire` describes.
  */
 export interface Limiter {
   reserve(options: { keys: readonly RateLimitKey[] }): Promise<Reserved>;

@@ -1,7 +1,7 @@
 // The exchanged per-user mode (RFC 8693): the caller's verified MCP access token is exchanged at the identity
 // provider for an upstream token with the configured audience and scopes, cached per principal until shortly before
 // it expires (as oauth.ts caches client-credentials tokens); with Redis (--state and a state secret), cached for
-// every replica instead (state/shared-exchanges.ts), so a principal is exchanged once across them. The MCP token
+// every replica instead (shared/shared-exchanges.ts), so a principal is exchanged once across them. The MCP token
 // itself never goes upstream; a refused exchange ends the call with what the provider said, and nothing is sent.
 // Secrets never appear in a message.
 
@@ -9,7 +9,7 @@ import { isAllowedScheme } from "../catalog/url.js";
 import { type Dispatcher, UpstreamFailure } from "./http.js";
 import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
 import { maskClipped } from "./secrets.js";
-import type { SharedExchanges } from "./state/shared-exchanges.js";
+import type { SharedExchanges } from "./shared/shared-exchanges.js";
 import { clientSecrets, DEFAULT_TOKEN_TIMEOUT_MS, postTokenForm, type TokenAnswer } from "./token-request.js";
 import type { Caller } from "./types.js";
 import type { UserCredentials, UserValue } from "./user-credentials.js";

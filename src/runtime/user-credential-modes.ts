@@ -16,7 +16,7 @@ import { signInRoutes } from "./sign-in-callback.js";
 import { SignInConfirmations } from "./sign-in-confirmation.js";
 import { defaultTokenFile, FileTokenStore, signInFromSettings } from "./sign-in-settings.js";
 import { SignInStates } from "./sign-in-state.js";
-import type { SharedState } from "./state/shared-state.js";
+import type { SharedState } from "./shared/shared-state.js";
 import {
   ACCESS_TOKEN_TYPE,
   TokenExchange,

@@ -5,8 +5,8 @@
 
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
-import type { ServeMode } from "../runtime/dynamic.js";
-import type { ScriptSettings } from "../runtime/code-turn.js";
+import type { ServeMode } from "../runtime/modes/dynamic.js";
+import type { ScriptSettings } from "../runtime/modes/code-turn.js";
 import { type OptionKind, RUNTIME_OPTIONS, type RuntimeOption, type RuntimeSettings } from "../runtime/options.js";
 import type { AuthConfig } from "./auth.js";
 import type { RequestLimits } from "./bodies.js";

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { memoryAuditLog } from "../../src/runtime/audit.js";
-import { DynamicProvider } from "../../src/runtime/dynamic.js";
+import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { parsePolicies } from "../../src/runtime/policy.js";
 import type { ToolProvider } from "../../src/runtime/types.js";

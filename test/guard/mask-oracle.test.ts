@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CodeProvider } from "../../src/runtime/code-mode.js";
+import { CodeProvider } from "../../src/runtime/modes/code-mode.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import type { Engine } from "../../src/runtime/engine.js";
 import { serve } from "../../src/app/serve.js";

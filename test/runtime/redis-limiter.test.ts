@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PENDING_MS, RateLimiter } from "../../src/runtime/rate-limit.js";
-import { RedisRateLimiter } from "../../src/runtime/state/redis-limiter.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
+import { RedisRateLimiter } from "../../src/runtime/shared/redis-limiter.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { RedisServer } from "../support/redis.js";
 
 let server: RedisServer;

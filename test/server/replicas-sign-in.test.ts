@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ElicitRequestURLParams, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { connectRedis } from "../../src/runtime/state/redis.js";
+import { connectRedis } from "../../src/runtime/shared/redis.js";
 import { serve } from "../../src/app/serve.js";
 import type { RunningServer } from "../../src/app/serve-options.js";
 import { forbiddenForms, leaksIn, textOf } from "../support/guard.js";

@@ -1,6 +1,6 @@
 // A sandbox worker thread: compiles QuickJS's WebAssembly once, keeps a fresh instance ready for the next run, and
 // runs one script at a time for the pool (pool.ts), relaying its api calls. Never imported: the pool starts it
-// from the built file next to its own (dist/runtime/sandbox/worker.js, here and in generated projects).
+// from the built file next to its own (dist/runtime/modes/sandbox/worker.js, here and in generated projects).
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

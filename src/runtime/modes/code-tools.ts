@@ -1,11 +1,11 @@
 // Code mode's three tools as tools/list gives them: small (the whole listing under 1,200 bytes, whatever the API's
 // size), and saying enough for a model to write its first script without reading anything else.
 
-import type { Tool } from "../catalog/types.js";
+import type { Tool } from "../../catalog/types.js";
 import { MAX_DESCRIBED_TOOLS } from "./code-describe.js";
 import { EXECUTE } from "./code-execute.js";
 import { SEARCH_TOOLS } from "./dynamic.js";
-import type { ServedTool } from "./types.js";
+import type { ServedTool } from "../types.js";
 
 export const DESCRIBE_TOOLS = "describe_tools";
 

@@ -3,13 +3,13 @@
 // tools/list entry (its full input schema), call_tool calls it through the engine: validation, credentials, policy
 // and approval, rate limits and audit are the engine's, exactly as for a direct call, under the tool's own name.
 
-import { UserError } from "../catalog/errors.js";
-import type { Catalog, Tool } from "../catalog/types.js";
-import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
-import { nearMatches } from "./policy.js";
-import { errorResult } from "./response.js";
-import { ToolSearch } from "./search.js";
-import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "./types.js";
+import { UserError } from "../../catalog/errors.js";
+import type { Catalog, Tool } from "../../catalog/types.js";
+import { clipText, QUOTED_NAME_CHARS } from "../limits.js";
+import { nearMatches } from "../policy.js";
+import { errorResult } from "../response.js";
+import { ToolSearch } from "./search/search.js";
+import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
 
 /** A provider (the engine) that can also begin a call and resume it once approved. */
 type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;

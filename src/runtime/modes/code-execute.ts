@@ -4,11 +4,11 @@
 // What the model gets back is compact JSON: the value, the logs and the calls made, or why the run stopped.
 
 import { createHash } from "node:crypto";
-import { WRAPPED_RESULT_KEY } from "../catalog/outputs.js";
-import type { Tool } from "../catalog/types.js";
-import { errorResult } from "./response.js";
+import { WRAPPED_RESULT_KEY } from "../../catalog/outputs.js";
+import type { Tool } from "../../catalog/types.js";
+import { errorResult } from "../response.js";
 import type { ApiAnswer, ScriptLimits, ScriptOutcome, ScriptRun } from "./sandbox/run-script.js";
-import type { ScriptOrigin, ToolResult } from "./types.js";
+import type { ScriptOrigin, ToolResult } from "../types.js";
 
 export const EXECUTE = "execute";
 /** A script is a few dozen lines; a longer one is refused before the sandbox starts. */

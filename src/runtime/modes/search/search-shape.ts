@@ -3,7 +3,7 @@
 // named before a parameter scope the call (`/namespaces/{namespace}/pods`); `v1beta1` is a pre-release of `v1`.
 // Each disagreement scales a tool's score down a little; none removes a tool.
 
-import type { Tool } from "../catalog/types.js";
+import type { Tool } from "../../../catalog/types.js";
 import { phrased, stem, words } from "./words.js";
 
 /** A tool acting on one item when the request names many (or the other way round) counts this much. */

@@ -4,14 +4,14 @@
 // caller runs at most its in-flight limit of scripts at once and never every worker, so one caller's spinning
 // scripts always leave a worker to the others; what waits is bounded in count and bytes, per caller and overall.
 
-import { formatDuration } from "../durations.js";
+import { formatDuration } from "../../durations.js";
 import {
   type Admission,
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
   InFlightGate,
-} from "../in-flight.js";
+} from "../../in-flight.js";
 import type { ScriptOutcome } from "./run-script.js";
 
 /** Code mode's bounds on the scripts waiting for a worker (--script-max-queued and the rest). */

@@ -2,7 +2,7 @@
 // does; the summary's first word is its action ("Create…", "Cancel…"), which tells apart tools about the same thing;
 // tags, path and the method's verb place it; arguments and prose add detail.
 
-import type { JsonSchema, Tool } from "../catalog/types.js";
+import type { JsonSchema, Tool } from "../../../catalog/types.js";
 
 export const FIELD_WEIGHTS = {
   name: 2,

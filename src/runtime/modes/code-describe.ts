@@ -3,10 +3,10 @@
 // Shared definitions the tools reach are written once, after them; the text stays bounded: a few tools a call,
 // descriptions cut, and definitions past a budget left as `unknown` with a note saying so.
 
-import { memberName, objectType, type TypeStyle, typeName, typeOf } from "../catalog/declarations.js";
-import { WRAPPED_RESULT_KEY } from "../catalog/outputs.js";
-import { comment } from "../catalog/ts-text.js";
-import type { JsonSchema, Tool } from "../catalog/types.js";
+import { memberName, objectType, type TypeStyle, typeName, typeOf } from "../../catalog/declarations.js";
+import { WRAPPED_RESULT_KEY } from "../../catalog/outputs.js";
+import { comment } from "../../catalog/ts-text.js";
+import type { JsonSchema, Tool } from "../../catalog/types.js";
 
 /** Tools one describe_tools call may name: enough for a task's few steps, small enough to read. */
 export const MAX_DESCRIBED_TOOLS = 8;

@@ -4,7 +4,7 @@
 // validation, credentials, policy and approval, rate limits, HTTPS, output checks, masking and audit are a direct
 // call's, and only the script's value, its logs and the list of calls come back into the model's context.
 
-import type { Catalog, Tool } from "../catalog/types.js";
+import type { Catalog, Tool } from "../../catalog/types.js";
 import { callKey, type KeptCall, StoppedRuns } from "./code-approval.js";
 import { describeTools, MAX_DESCRIBED_TOOLS } from "./code-describe.js";
 import {
@@ -20,14 +20,14 @@ import { ScriptSecrets } from "./code-secrets.js";
 import { codeTools, DESCRIBE_TOOLS } from "./code-tools.js";
 import { type CallerInFlightCaps, type ScriptSettings, scriptSettings, scriptTurn } from "./code-turn.js";
 import { DynamicProvider, SEARCH_TOOLS } from "./dynamic.js";
-import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "./options.js";
-import { nearMatches } from "./policy.js";
-import { errorResult } from "./response.js";
+import { clipText, QUOTED_NAME_CHARS } from "../limits.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
+import { nearMatches } from "../policy.js";
+import { errorResult } from "../response.js";
 import { runScript as sandboxRun } from "./sandbox/run-script.js";
 import type { ApiAnswer } from "./sandbox/run-script.js";
 import type { ScriptQueueLimits } from "./sandbox/turns.js";
-import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "./types.js";
+import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
 
 type ResumableProvider = ToolProvider &
   Required<Pick<ToolProvider, "beginCall" | "resumeCall">> & {

@@ -7,7 +7,7 @@
 // tokenizer, the fields and their weights, which would be ours either way, and a generated project then carries
 // no extra dependency.
 
-import type { JsonSchema, Tool } from "../catalog/types.js";
+import type { JsonSchema, Tool } from "../../../catalog/types.js";
 import { type Shape, queryShape, shapeOf, shapeWeight } from "./search-shape.js";
 import { FIELD_WEIGHTS, FIELDS, isDeprecated, toolText } from "./tool-text.js";
 import type { Intent } from "./vocabulary.js";

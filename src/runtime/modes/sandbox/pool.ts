@@ -41,7 +41,7 @@ type Slot = {
 /** Under a TypeScript runner (the tests) this file is src/…/pool.ts; the worker always runs from the build. */
 function builtWorker(): URL {
   const fromSource = import.meta.url.endsWith(".ts");
-  return new URL(fromSource ? "../../../dist/runtime/sandbox/worker.js" : "./worker.js", import.meta.url);
+  return new URL(fromSource ? "../../../../dist/runtime/modes/sandbox/worker.js" : "./worker.js", import.meta.url);
 }
 
 export interface PoolOptions {
