@@ -17,7 +17,7 @@ import { RateLimiter } from "../dist/runtime/rate-limit.js";
 import { connectRedis } from "../dist/runtime/shared/redis.js";
 import { RedisRateLimiter } from "../dist/runtime/shared/redis-limiter.js";
 import { createServer as createHttpServer } from "node:http";
-import { TokenProvider } from "../dist/runtime/oauth.js";
+import { TokenProvider } from "../dist/runtime/credentials/oauth.js";
 import { Sealer } from "../dist/runtime/shared/sealed.js";
 import { SharedTokenProvider } from "../dist/runtime/shared/shared-tokens.js";
 import { throughput, upstreamAndSpec } from "./replicas-throughput.mjs";

@@ -9,7 +9,7 @@ import type { Catalog } from "../catalog/types.js";
 import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "../load/cache.js";
 import type { LoadOptions } from "../load/index.js";
 import type { Settings } from "../load/settings.js";
-import type { Environment } from "../runtime/credentials.js";
+import type { Environment } from "../runtime/credentials/credentials.js";
 import type { Engine } from "../runtime/engine.js";
 import { BoundedApprovalQueue } from "../runtime/approval-bounds.js";
 import { type ApprovalQueue, MemoryApprovalQueue } from "../runtime/approval-queue.js";
@@ -18,7 +18,7 @@ import { credentialEnvironment, withSettings } from "../runtime/settings.js";
 import type { HttpRoute } from "../runtime/http-route.js";
 import { defined, type StartOptions, startEngine } from "../runtime/start.js";
 import { openSharedState } from "../runtime/shared/shared-state.js";
-import { userCredentialModes } from "../runtime/user-credential-modes.js";
+import { userCredentialModes } from "../runtime/credentials/user-credential-modes.js";
 
 /** The engine's own start options (policies apply after the settings file's), plus the settings file. */
 export interface EngineSetupOptions

@@ -13,7 +13,7 @@ export type CredentialValues =
       password?: string;
       clientId?: string;
       clientSecret?: string;
-      /** The value comes from each caller, not from here (runtime/user-credential-modes.ts). */
+      /** The value comes from each caller, not from here (runtime/credentials/user-credential-modes.ts). */
       perUser?: PerUserCredentials;
     };
 

@@ -25,7 +25,7 @@ export function addInspect({ program, output }: { program: Command; output: Outp
     const settings = flags.config ? await (await import("../load/settings.js")).readSettings(flags.config) : undefined;
     const settingsAuth = settings?.auth ? { settingsAuth: { file: settings.file, auth: settings.auth } } : {};
     const catalog = await load(sources, { ...loadOptions(flags), ...settingsAuth });
-    const { credentialModes } = await import("../runtime/user-credential-modes.js");
+    const { credentialModes } = await import("../runtime/credentials/user-credential-modes.js");
     const report = inspectCatalog(catalog, { modes: credentialModes({ settings, catalog }) });
     output.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
     if (report.errors.length > 0) output.fail();

@@ -5,8 +5,8 @@
 
 import { UserError } from "../catalog/errors.js";
 import { isLoopbackHost } from "../catalog/url.js";
-import { secretsOf } from "../runtime/masked-request.js";
-import type { Environment } from "../runtime/credentials.js";
+import { secretsOf } from "../runtime/secrets/masked-request.js";
+import type { Environment } from "../runtime/credentials/credentials.js";
 import type { HttpMount } from "../runtime/http-route.js";
 import type { ApprovalQueue } from "../runtime/approval-queue.js";
 import type { ActivityLog } from "./activity-log.js";

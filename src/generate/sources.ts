@@ -18,7 +18,7 @@ export const RUNTIME_ENTRIES = [
   "runtime/modes/code-mode.ts",
   "runtime/profiled.ts",
   "runtime/settings.ts",
-  "runtime/user-credential-modes.ts",
+  "runtime/credentials/user-credential-modes.ts",
   "runtime/shared/shared-state.ts",
   // Code mode's sandbox; its worker is started from a file, not imported, so it is named here.
   "runtime/modes/sandbox/run-script.ts",

@@ -4,7 +4,7 @@
 import { openSync, writeSync } from "node:fs";
 import { messageOf, UserError } from "../catalog/errors.js";
 import { boundedRecord } from "./audit-line.js";
-import { maskClipped, maskValue } from "./secrets.js";
+import { maskClipped, maskValue } from "./secrets/secrets.js";
 
 export type AuditOutcome =
   | "ok"

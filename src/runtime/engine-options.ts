@@ -4,10 +4,10 @@
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import type { AuditLog } from "./audit.js";
-import type { Environment } from "./credentials.js";
+import type { Environment } from "./credentials/credentials.js";
 import type { Dispatcher } from "./http.js";
 import type { InFlightGate } from "./in-flight.js";
-import type { TokenSource } from "./oauth.js";
+import type { TokenSource } from "./credentials/oauth.js";
 import type { RuntimeSettings } from "./options.js";
 import type { ApprovalQueue } from "./approval-queue.js";
 import type { ApprovalRoutes } from "./approval-routes.js";
@@ -15,9 +15,9 @@ import type { Policies } from "./policy.js";
 import type { ProfileBudgets } from "./profile-budgets.js";
 import type { Limiter } from "./rate-limit.js";
 import type { RequestStates } from "./request-state.js";
-import type { SecretSources } from "./secret-sources.js";
+import type { SecretSources } from "./secrets/secret-sources.js";
 import type { Caller, PreparedRequest, ToolResult } from "./types.js";
-import type { UserCredentialMap } from "./user-credentials.js";
+import type { UserCredentialMap } from "./credentials/user-credentials.js";
 import type { Validator } from "./validate.js";
 
 /** The engine's settings from the options table, plus what a program or a test wires in. */

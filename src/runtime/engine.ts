@@ -16,8 +16,8 @@ import {
   type Environment,
   missingCredentials,
   sharedSecretSources,
-} from "./credentials.js";
-import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
+} from "./credentials/credentials.js";
+import { type UserCredentialMap, UserCredentialsMissing } from "./credentials/user-credentials.js";
 import { formatDuration } from "./durations.js";
 import { profileBudgetKeys } from "./profile-budgets.js";
 import { type Admission, InFlightGate, type InFlightCaps } from "./in-flight.js";
@@ -31,7 +31,7 @@ import {
   QUOTED_NAME_CHARS,
 } from "./limits.js";
 import { listMismatches } from "./mismatches.js";
-import { TokenProvider, type TokenSource } from "./oauth.js";
+import { TokenProvider, type TokenSource } from "./credentials/oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import {
   DEFAULT_POLICIES,
@@ -45,9 +45,9 @@ import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from
 import { RateLimitGate } from "./request-gate.js";
 import { buildRequest } from "./request.js";
 import { errorResult, mapResponse } from "./response.js";
-import { maskResponse } from "./masked-response.js";
+import { maskResponse } from "./secrets/masked-response.js";
 import { ResponseText } from "./response-text.js";
-import { Masker, maskText, maskValue } from "./secrets.js";
+import { Masker, maskText, maskValue } from "./secrets/secrets.js";
 import { childTrace, parseTraceparent } from "./trace-context.js";
 import {
   type ApprovalAnswer,
@@ -64,8 +64,8 @@ import {
   type ToolResult,
 } from "./types.js";
 import { placeOf, Validator } from "./validate.js";
-import { SecretUnavailable } from "./secret-references.js";
-import type { SecretSources } from "./secret-sources.js";
+import { SecretUnavailable } from "./secrets/secret-references.js";
+import type { SecretSources } from "./secrets/secret-sources.js";
 import { RequestStates } from "./request-state.js";
 import { stateRefusalMessage } from "./state-refusals.js";
 

@@ -20,7 +20,7 @@ export interface UpstreamResponse {
   truncated: boolean;
   /** The limit the body was held to, once cut to it (else the body's length is that limit). */
   limit?: number;
-  /** The body decoded and masked, once masked (./masked-response.ts); else decoded from `body` where needed. */
+  /** The body decoded and masked, once masked (./secrets/masked-response.ts); else decoded from `body` where needed. */
   readonly text?: string;
   /** Where the response finally came from (after redirects). */
   url: string;

@@ -13,7 +13,7 @@ import {
 import type { DenyMode } from "./policy.js";
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/run-script.js";
 import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./modes/sandbox/turns.js";
-import type { SecretCommand } from "./secret-commands.js";
+import type { SecretCommand } from "./secrets/secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
 /** What an option's value must be. Lists may be repeated on the command line, comma-separated in the environment. */

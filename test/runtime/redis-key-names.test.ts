@@ -13,7 +13,7 @@ import { Engine } from "../../src/runtime/engine.js";
 import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { RedisTokenStore } from "../../src/runtime/shared/redis-token-store.js";
 import { openSharedState, type SharedState } from "../../src/runtime/shared/shared-state.js";
-import { readTokenKeys } from "../../src/runtime/token-keys.js";
+import { readTokenKeys } from "../../src/runtime/sign-in/token-keys.js";
 import { textOf } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 import { dumpRedis, unkeyedDigests } from "../support/redis-dump.js";

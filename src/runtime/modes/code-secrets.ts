@@ -3,7 +3,7 @@
 // does not know (a fourth layer of escapes, say) and return the secret whole. Only its own calls' secrets: masking
 // with other tools' would let a script test guesses at them, as any call could before (issue 24, finding 1).
 
-import { maskValue } from "../secrets.js";
+import { maskValue } from "../secrets/secrets.js";
 import type { ScriptOutcome } from "./sandbox/run-script.js";
 
 export class ScriptSecrets {

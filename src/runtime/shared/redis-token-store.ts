@@ -9,9 +9,9 @@
 
 import { createHash } from "node:crypto";
 import { UserError } from "../../catalog/errors.js";
-import { entryId, keyedName, legacyEntryId, openEntry, readSealed, sealEntry } from "../sealed-tokens.js";
-import { type TokenKey as EncryptionKey, TOKEN_KEY_VARIABLE } from "../token-keys.js";
-import type { StoredTokens, TokenKey, TokenStore } from "../token-store.js";
+import { entryId, keyedName, legacyEntryId, openEntry, readSealed, sealEntry } from "../sign-in/sealed-tokens.js";
+import { type TokenKey as EncryptionKey, TOKEN_KEY_VARIABLE } from "../sign-in/token-keys.js";
+import type { StoredTokens, TokenKey, TokenStore } from "../sign-in/token-store.js";
 import type { RedisConnection } from "./redis.js";
 
 export const TOKENS_PREFIX = "openapi-mcp:user-tokens:";

@@ -1,4 +1,4 @@
-// Tokens exchanged for callers' MCP tokens (RFC 8693, ../token-exchange.ts) kept for every replica: in Redis,
+// Tokens exchanged for callers' MCP tokens (RFC 8693, ../credentials/token-exchange.ts) kept for every replica: in Redis,
 // sealed, one exchange per principal across replicas (the lock of redis-token-cache.ts, as for the OAuth
 // client-credentials token). Each call reads the shared entry (one GET), so an entry one replica dropped after a 401
 // is gone for all. While Redis is lost the exchange keeps its own per-replica cache (one log line), and is asked

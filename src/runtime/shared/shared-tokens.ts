@@ -1,7 +1,7 @@
-// One OAuth client-credentials token for every replica: the cache of ../oauth.ts kept in Redis, sealed
+// One OAuth client-credentials token for every replica: the cache of ../credentials/oauth.ts kept in Redis, sealed
 // (redis-token-cache.ts), so that concurrent refreshes across replicas make one token request. Each call reads the
 // shared entry (one GET), so a token one replica dropped after a 401 is replaced for all. Calls of this replica at
-// the same time share that read, as they share one token request in ../oauth.ts. While Redis is lost, this
+// the same time share that read, as they share one token request in ../credentials/oauth.ts. While Redis is lost, this
 // replica's own provider fetches and caches (one log line); once Redis answers again, the token is shared again.
 
 import {
@@ -12,7 +12,7 @@ import {
   TokenProvider,
   type TokenProviderOptions,
   type TokenSource,
-} from "../oauth.js";
+} from "../credentials/oauth.js";
 import type { RedisConnection } from "./redis.js";
 import { RedisLost, RedisTokenCache, type SharedEntry } from "./redis-token-cache.js";
 import type { Sealer } from "./sealed.js";

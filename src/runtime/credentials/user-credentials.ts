@@ -4,8 +4,8 @@
 // from the environment, and masks it the same way. A caller without a value gets an error result saying what to do,
 // and nothing is sent.
 
-import { OpenApiMcpError } from "../catalog/errors.js";
-import type { Caller } from "./types.js";
+import { OpenApiMcpError } from "../../catalog/errors.js";
+import type { Caller } from "../types.js";
 
 export type UserCredentialMode = "forwarded" | "signIn" | "exchange";
 

@@ -5,9 +5,9 @@
 // nothing was read: that margin is what a form across the limit has to be complete in, and its size depends on the
 // secrets' lengths alone, never on what the body holds.
 
-import { mediaTypeParameters } from "../catalog/media-type.js";
-import type { UpstreamResponse } from "./http.js";
-import { decode } from "./response.js";
+import { mediaTypeParameters } from "../../catalog/media-type.js";
+import type { UpstreamResponse } from "../http.js";
+import { decode } from "../response.js";
 import type { Masker } from "./secrets.js";
 
 /** Charsets whose ASCII characters are single bytes of the same value: masking the bytes masks the text too. */

@@ -6,14 +6,14 @@
 // signing in again. Nothing is sent upstream for a caller who has not signed in.
 
 import { EventEmitter } from "node:events";
-import { messageOf } from "../catalog/errors.js";
+import { messageOf } from "../../catalog/errors.js";
 import { accountOf } from "./sign-in-account.js";
 import { authorizationLink, SIGN_IN_LIFETIME_MS, waitForSignIn } from "./sign-in-link.js";
-import type { SignInStates } from "./sign-in-state.js";
+import type { SignInStates } from "./oauth-state.js";
 import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
 import type { StoredTokens, TokenStore } from "./token-store.js";
-import type { Caller } from "./types.js";
-import type { SignInPrompt, UserCredentials, UserValue } from "./user-credentials.js";
+import type { Caller } from "../types.js";
+import type { SignInPrompt, UserCredentials, UserValue } from "../credentials/user-credentials.js";
 
 export interface SignInConfig extends GrantClient {
   /** The catalog's id of the scheme, and its name for messages. */

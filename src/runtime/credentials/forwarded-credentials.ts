@@ -3,7 +3,7 @@
 // forbids passing it through, so the Authorization header cannot be named and a forwarded value equal to that
 // token is refused. The value is masked like any secret (credentials.ts adds it to the call's secrets).
 
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "../../catalog/errors.js";
 import type { UserCredentials, UserValue } from "./user-credentials.js";
 
 /** A header name as HTTP defines one (RFC 9110 §5.6.2 token). */

@@ -2,9 +2,9 @@
 // is not there (or may not be used) and a credential process the settings do not define stop the start, naming
 // where the reference was found. Commands themselves run at their first use.
 
-import { valueSources } from "../catalog/secret-reads.js";
-import type { Catalog } from "../catalog/types.js";
-import type { Environment } from "./credentials.js";
+import { valueSources } from "../../catalog/secret-reads.js";
+import type { Catalog } from "../../catalog/types.js";
+import type { Environment } from "../credentials/credentials.js";
 import type { SecretSources } from "./secret-sources.js";
 
 export function checkSecretReferences({

@@ -5,7 +5,7 @@
 // its own derived from it, so a store's names tell nobody without the key who signed in.
 
 import { createHash, hkdfSync } from "node:crypto";
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "../../catalog/errors.js";
 
 export const TOKEN_KEY_VARIABLE = "OPENAPI_MCP_TOKEN_KEY";
 

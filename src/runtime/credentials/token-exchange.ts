@@ -5,13 +5,13 @@
 // itself never goes upstream; a refused exchange ends the call with what the provider said, and nothing is sent.
 // Secrets never appear in a message.
 
-import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "./http.js";
+import { isAllowedScheme } from "../../catalog/url.js";
+import { type Dispatcher, UpstreamFailure } from "../http.js";
 import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
-import { maskClipped } from "./secrets.js";
-import type { SharedExchanges } from "./shared/shared-exchanges.js";
+import { maskClipped } from "../secrets/secrets.js";
+import type { SharedExchanges } from "../shared/shared-exchanges.js";
 import { clientSecrets, DEFAULT_TOKEN_TIMEOUT_MS, postTokenForm, type TokenAnswer } from "./token-request.js";
-import type { Caller } from "./types.js";
+import type { Caller } from "../types.js";
 import type { UserCredentials, UserValue } from "./user-credentials.js";
 
 export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";

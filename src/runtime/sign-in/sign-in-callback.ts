@@ -1,19 +1,19 @@
 // The HTTP routes of the sign-in mode: the callback the provider redirects the user's browser to (public, as it
 // must be: the browser has no MCP token), the confirmation posted from the page it answers, and sign-out for a
-// verified caller. The callback trusts nothing but the sealed state (sign-in-state.ts): forged, expired or used
+// verified caller. The callback trusts nothing but the sealed state (oauth-state.ts): forged, expired or used
 // before, it finishes nothing; the code is redeemed with that state's PKCE verifier, so a code obtained in another
 // sign-in (another principal's) is refused by the provider. Then nothing is stored yet: the page names the account
 // the provider signed in and the principal the link was made for (sign-in-page.ts), and only a POST from that page,
 // carrying its one-time sealed confirmation (sign-in-confirmation.ts), stores the tokens for that principal. A link
 // forwarded to a victim so stores nothing unless the victim, told whose assistant would act as them, agrees.
 
-import { messageOf } from "../catalog/errors.js";
-import type { HttpRoute, RouteAnswer, RouteRequest } from "./http-route.js";
+import { messageOf } from "../../catalog/errors.js";
+import type { HttpRoute, RouteAnswer, RouteRequest } from "../http-route.js";
 import type { SignIn } from "./sign-in.js";
 import type { ConfirmationRefusal, SignInConfirmations } from "./sign-in-confirmation.js";
 import { SIGN_IN_LIFETIME_MS } from "./sign-in-link.js";
 import { confirmationPage } from "./sign-in-page.js";
-import type { SignInRefusal, SignInStates } from "./sign-in-state.js";
+import type { SignInRefusal, SignInStates } from "./oauth-state.js";
 import { GrantError } from "./token-grant.js";
 
 const AGAIN = "Call the tool again for a new sign-in link.";

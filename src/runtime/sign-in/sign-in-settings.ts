@@ -5,13 +5,13 @@
 
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { UserError } from "../catalog/errors.js";
-import type { SignInSettings } from "../catalog/settings.js";
-import type { CredentialScheme } from "../catalog/types.js";
-import { type Environment, expandVariables } from "../catalog/variables.js";
+import { UserError } from "../../catalog/errors.js";
+import type { SignInSettings } from "../../catalog/settings.js";
+import type { CredentialScheme } from "../../catalog/types.js";
+import { type Environment, expandVariables } from "../../catalog/variables.js";
 import { FileTokenStore } from "./file-token-store.js";
 import { SignIn } from "./sign-in.js";
-import type { SignInStates } from "./sign-in-state.js";
+import type { SignInStates } from "./oauth-state.js";
 import type { TokenStore } from "./token-store.js";
 
 export const CALLBACK_PATH = "/oauth/callback";

@@ -1,11 +1,11 @@
 // The link a user signs in through (RFC 6749 §4.1.1 with RFC 7636's S256 challenge), and the wait for that sign-in
-// to finish. The link carries a sealed state (sign-in-state.ts) holding the PKCE verifier; the wait ends when the
+// to finish. The link carries a sealed state (oauth-state.ts) holding the PKCE verifier; the wait ends when the
 // callback stored tokens for the principal in this process, or, looked up in the store every second, in another
 // (a replica behind the same load balancer, sharing the store through Redis).
 
 import { createHash, randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
-import type { SignInStates } from "./sign-in-state.js";
+import type { SignInStates } from "./oauth-state.js";
 import type { StoredTokens, TokenKey, TokenStore } from "./token-store.js";
 
 /** How long a sign-in link stays valid, and the longest a call waits for the user to finish signing in. */

@@ -3,29 +3,29 @@
 // on the mode: each mode checks its own settings, with messages naming the place in the file, and describes itself
 // for `inspect` without needing its secrets. `serve` and generated servers both call this, so they behave the same.
 
-import { UserError } from "../catalog/errors.js";
-import type { PerUserCredentials, Settings, SignInSettings, TokenExchangeSettings } from "../catalog/settings.js";
-import type { Catalog, CredentialScheme } from "../catalog/types.js";
-import { isAllowedScheme } from "../catalog/url.js";
-import { type Environment, expandVariables } from "../catalog/variables.js";
+import { UserError } from "../../catalog/errors.js";
+import type { PerUserCredentials, Settings, SignInSettings, TokenExchangeSettings } from "../../catalog/settings.js";
+import type { Catalog, CredentialScheme } from "../../catalog/types.js";
+import { isAllowedScheme } from "../../catalog/url.js";
+import { type Environment, expandVariables } from "../../catalog/variables.js";
 import { forwardedCredentials, forwardedHeaderName } from "./forwarded-credentials.js";
-import { defined } from "./defined.js";
-import type { HttpRoute } from "./http-route.js";
-import type { SignIn } from "./sign-in.js";
-import { signInRoutes } from "./sign-in-callback.js";
-import { SignInConfirmations } from "./sign-in-confirmation.js";
-import { defaultTokenFile, FileTokenStore, signInFromSettings } from "./sign-in-settings.js";
-import { SignInStates } from "./sign-in-state.js";
-import type { SharedState } from "./shared/shared-state.js";
+import { defined } from "../defined.js";
+import type { HttpRoute } from "../http-route.js";
+import type { SignIn } from "../sign-in/sign-in.js";
+import { signInRoutes } from "../sign-in/sign-in-callback.js";
+import { SignInConfirmations } from "../sign-in/sign-in-confirmation.js";
+import { defaultTokenFile, FileTokenStore, signInFromSettings } from "../sign-in/sign-in-settings.js";
+import { SignInStates } from "../sign-in/oauth-state.js";
+import type { SharedState } from "../shared/shared-state.js";
 import {
   ACCESS_TOKEN_TYPE,
   TokenExchange,
   type TokenExchangeConfig,
   type TokenExchangeOptions,
 } from "./token-exchange.js";
-import { readTokenKeys, TOKEN_KEY_VARIABLE } from "./token-keys.js";
-import type { TokenStore } from "./token-store.js";
-import { MemoryUsedNonces } from "./used-nonces.js";
+import { readTokenKeys, TOKEN_KEY_VARIABLE } from "../sign-in/token-keys.js";
+import type { TokenStore } from "../sign-in/token-store.js";
+import { MemoryUsedNonces } from "../used-nonces.js";
 import type { UserCredentialMap, UserCredentialMode, UserCredentials } from "./user-credentials.js";
 
 /** One scheme's per-user entry in the settings file. */

@@ -3,10 +3,10 @@
 // demand when the API refuses one (the engine's single refresh-and-retry on 401). The client secret and the tokens
 // never appear in a message.
 
-import { OpenApiMcpError } from "../catalog/errors.js";
-import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "./http.js";
-import { maskClipped, maskText } from "./secrets.js";
+import { OpenApiMcpError } from "../../catalog/errors.js";
+import { isAllowedScheme } from "../../catalog/url.js";
+import { type Dispatcher, UpstreamFailure } from "../http.js";
+import { maskClipped, maskText } from "../secrets/secrets.js";
 import {
   type ClientAuthMethod,
   clientSecrets,
@@ -146,7 +146,7 @@ export class TokenProvider implements TokenSource {
     const method = credentials.method ?? this.options.method ?? "client_secret_basic";
     const where = `OAuth 2.0 token request to ${tokenUrl}`;
     const secrets = clientSecrets({ clientId, clientSecret });
-    // Every message passes here: what the token endpoint says is masked before it is cut (./secrets.ts).
+    // Every message passes here: what the token endpoint says is masked before it is cut (../secrets/secrets.ts).
     const fail = (kind: TokenError["kind"], message: string, status?: number): TokenError =>
       new TokenError(kind, maskText(message, secrets), status);
     const quote = (text: string): string =>

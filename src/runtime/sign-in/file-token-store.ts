@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "../../catalog/errors.js";
 import { type TokenKey as EncryptionKey, TOKEN_KEY_VARIABLE } from "./token-keys.js";
 import { entryId, legacyEntryId, type Opened, openEntry, readSealed, type Sealed, sealEntry } from "./sealed-tokens.js";
 import type { StoredTokens, TokenKey, TokenStore } from "./token-store.js";

@@ -1,11 +1,11 @@
 // A prepared request as a person may read it (`openapi-mcp call`, the console's Try it and Author pages): every
 // configured secret masked, Authorization's value hidden, a long body cut after masking.
 
-import { credentialVariables } from "../catalog/security.js";
-import type { Catalog } from "../catalog/types.js";
-import type { Environment } from "./credentials.js";
+import { credentialVariables } from "../../catalog/security.js";
+import type { Catalog } from "../../catalog/types.js";
+import type { Environment } from "../credentials/credentials.js";
 import { MASK, Masker, maskText } from "./secrets.js";
-import type { PreparedRequest } from "./types.js";
+import type { PreparedRequest } from "../types.js";
 
 const BODY_SHOWN = 4_000;
 

@@ -2,10 +2,10 @@
 // alternative of the tool's security requirement whose values are all configured is used; for OAuth 2.0 client
 // credentials that means fetching (or reusing) an access token, so applying is asynchronous.
 
-import type { Catalog, CredentialScheme, SecurityRequirement, ValueSource } from "../catalog/types.js";
+import type { Catalog, CredentialScheme, SecurityRequirement, ValueSource } from "../../catalog/types.js";
 import { sharedTokenProvider, type TokenSource } from "./oauth.js";
-import { type Expanded, SecretSources } from "./secret-sources.js";
-import type { Caller, PreparedRequest } from "./types.js";
+import { type Expanded, SecretSources } from "../secrets/secret-sources.js";
+import type { Caller, PreparedRequest } from "../types.js";
 import { type UserCredentialMap, type UserCredentials, UserCredentialsMissing } from "./user-credentials.js";
 
 export type Environment = Record<string, string | undefined>;

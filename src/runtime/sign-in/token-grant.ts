@@ -4,11 +4,11 @@
 // refusal whatever its status (GitHub answers 200). The messages name the endpoint and the provider's error code,
 // never a token or the secret.
 
-import { OpenApiMcpError } from "../catalog/errors.js";
-import { isAllowedScheme } from "../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "./http.js";
-import { maskClipped } from "./secrets.js";
-import { postTokenForm, type TokenAnswer } from "./token-request.js";
+import { OpenApiMcpError } from "../../catalog/errors.js";
+import { isAllowedScheme } from "../../catalog/url.js";
+import { type Dispatcher, UpstreamFailure } from "../http.js";
+import { maskClipped } from "../secrets/secrets.js";
+import { postTokenForm, type TokenAnswer } from "../credentials/token-request.js";
 import type { StoredTokens } from "./token-store.js";
 
 export interface GrantClient {

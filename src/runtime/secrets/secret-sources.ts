@@ -3,7 +3,7 @@
 // reference, so a value rotated away while a call still carried it is masked in the output of every call that uses
 // that reference.
 
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "../../catalog/errors.js";
 import { type SecretCommand, SecretCommands } from "./secret-commands.js";
 import { SecretFiles } from "./secret-files.js";
 import {

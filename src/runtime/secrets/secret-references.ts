@@ -2,7 +2,7 @@
 // manager's command-line client), read when a call needs them rather than when the server starts, so a rotated
 // secret is used without a restart. They stand wherever `${VAR}` may, and in the values `${VAR}`s expand to.
 
-import { SECRET_REFERENCE } from "../catalog/secret-reads.js";
+import { SECRET_REFERENCE } from "../../catalog/secret-reads.js";
 
 /** One reference, as the audit line names it: `file:/run/secrets/api_key`, `cmd:vault`. */
 export type SecretReference = `file:${string}` | `cmd:${string}`;
