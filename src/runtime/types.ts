@@ -5,7 +5,7 @@ import { OpenApiMcpError } from "../catalog/errors.js";
 import type { ListedTool } from "../catalog/listing.js";
 import type { ToolAnnotations } from "../catalog/types.js";
 import type { IncomingTrace } from "./trace-context.js";
-import type { SignInAnswer, SignInPrompt } from "./credentials/user-credentials.js";
+import type { SignInAnswer, SignInPrompt } from "./credentials/sign-in-prompt.js";
 
 export type ContentBlock =
   | { type: "text"; text: string }

@@ -15,7 +15,7 @@ import { ProfileRefused } from "../runtime/profiles.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
-import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/user-credentials.js";
+import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,

@@ -15,7 +15,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { SIGN_IN_LIFETIME_MS } from "../runtime/sign-in/sign-in.js";
-import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/user-credentials.js";
+import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
 
 /** The input request's key, and the request state that marks a retry after it (it grants nothing: see below). */
 export const SIGN_IN_KEY = "sign_in";

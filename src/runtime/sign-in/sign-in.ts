@@ -13,7 +13,8 @@ import type { SignInStates } from "./oauth-state.js";
 import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
 import type { StoredTokens, TokenStore } from "./token-store.js";
 import type { Caller } from "../types.js";
-import type { SignInPrompt, UserCredentials, UserValue } from "../credentials/user-credentials.js";
+import type { SignInPrompt } from "../credentials/sign-in-prompt.js";
+import type { UserCredentials, UserValue } from "../credentials/user-credentials.js";
 
 export interface SignInConfig extends GrantClient {
   /** The catalog's id of the scheme, and its name for messages. */
