@@ -13,7 +13,7 @@ import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { RateLimiter } from "../dist/runtime/rate-limit.js";
+import { RateLimiter } from "../dist/runtime/limits/rate-limit.js";
 import { connectRedis } from "../dist/runtime/shared/redis.js";
 import { RedisRateLimiter } from "../dist/runtime/shared/redis-limiter.js";
 import { createServer as createHttpServer } from "node:http";

@@ -4,7 +4,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { Engine } from "../runtime/engine.js";
-import { nearMatches } from "../runtime/policy.js";
+import { nearMatches } from "../runtime/approvals/policy.js";
 import { describeRequest, secretsOf } from "../runtime/secrets/masked-request.js";
 import { maskValue } from "../runtime/secrets/secrets.js";
 import type { ToolResult } from "../runtime/types.js";

@@ -5,7 +5,7 @@
 import type { Catalog } from "../catalog/types.js";
 import { servedBudget } from "../inspect/budget.js";
 import type { Engine } from "../runtime/engine.js";
-import { profiledProvider } from "../runtime/profiled.js";
+import { profiledProvider } from "../runtime/profiles/profiled.js";
 import type { ToolProvider } from "../runtime/types.js";
 import type { Later } from "./later.js";
 import type { ServeChoices } from "./serve-choices.js";

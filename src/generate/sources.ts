@@ -16,7 +16,7 @@ export const RUNTIME_ENTRIES = [
   "runtime/view.ts",
   "runtime/modes/dynamic.ts",
   "runtime/modes/code-mode.ts",
-  "runtime/profiled.ts",
+  "runtime/profiles/profiled.ts",
   "runtime/settings.ts",
   "runtime/credentials/user-credential-modes.ts",
   "runtime/shared/shared-state.ts",

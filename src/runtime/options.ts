@@ -9,8 +9,8 @@ import {
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-} from "./in-flight.js";
-import type { DenyMode } from "./policy.js";
+} from "./limits/in-flight.js";
+import type { DenyMode } from "./approvals/policy.js";
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/run-script.js";
 import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./modes/sandbox/turns.js";
 import type { SecretCommand } from "./secrets/secret-commands.js";
@@ -70,7 +70,7 @@ export {
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-} from "./in-flight.js";
+} from "./limits/in-flight.js";
 
 const HTTP = "HTTP: ";
 const FILTERS = { type: "array", items: { $ref: "#/$defs/filter" } };

@@ -8,7 +8,7 @@ import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/modes/dynamic.js";
 import { DEFAULT_HOST, DEFAULT_PORT, type RuntimeOption } from "../runtime/options.js";
-import { nearMatches } from "../runtime/policy.js";
+import { nearMatches } from "../runtime/approvals/policy.js";
 import { SERVER_OPTIONS } from "./options.js";
 import {
   choiceList,

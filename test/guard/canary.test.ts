@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { type AuditRecord, memoryAuditLog } from "../../src/runtime/audit.js";
+import { type AuditRecord, memoryAuditLog } from "../../src/runtime/audit/audit.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { runCli } from "../support/cli.js";
 import { closedPort } from "../support/e2e.js";

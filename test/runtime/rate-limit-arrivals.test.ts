@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { type Limiter, RateLimiter } from "../../src/runtime/rate-limit.js";
+import { type Limiter, RateLimiter } from "../../src/runtime/limits/rate-limit.js";
 import { RedisRateLimiter } from "../../src/runtime/shared/redis-limiter.js";
 import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { type Arrival, RecordingUpstream } from "../support/recording-upstream.js";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { type Limiter, RateLimiter } from "../../src/runtime/rate-limit.js";
+import { type Limiter, RateLimiter } from "../../src/runtime/limits/rate-limit.js";
 import { RedisRateLimiter } from "../../src/runtime/shared/redis-limiter.js";
 import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { RecordingUpstream } from "../support/recording-upstream.js";

@@ -11,7 +11,7 @@ import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { missingCredentials } from "../../src/runtime/credentials/credentials.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { profiledProvider } from "../../src/runtime/profiled.js";
+import { profiledProvider } from "../../src/runtime/profiles/profiled.js";
 import type { Caller } from "../../src/runtime/types.js";
 import type { UserCredentials } from "../../src/runtime/credentials/user-credentials.js";
 import { fixture } from "../support/fixtures.js";

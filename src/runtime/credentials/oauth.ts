@@ -5,7 +5,7 @@
 
 import { OpenApiMcpError } from "../../catalog/errors.js";
 import { isAllowedScheme } from "../../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "../http.js";
+import { type Dispatcher, UpstreamFailure } from "../http/client.js";
 import { maskClipped, maskText } from "../secrets/secrets.js";
 import {
   type ClientAuthMethod,

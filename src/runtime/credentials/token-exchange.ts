@@ -6,7 +6,7 @@
 // Secrets never appear in a message.
 
 import { isAllowedScheme } from "../../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "../http.js";
+import { type Dispatcher, UpstreamFailure } from "../http/client.js";
 import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
 import { maskClipped } from "../secrets/secrets.js";
 import type { SharedExchanges } from "../shared/shared-exchanges.js";

@@ -25,7 +25,7 @@ import {
 } from "./token-exchange.js";
 import { readTokenKeys, TOKEN_KEY_VARIABLE } from "../sign-in/token-keys.js";
 import type { TokenStore } from "../sign-in/token-store.js";
-import { MemoryUsedNonces } from "../used-nonces.js";
+import { MemoryUsedNonces } from "../approvals/used-nonces.js";
 import type { UserCredentialMap, UserCredentialMode, UserCredentials } from "./user-credentials.js";
 
 /** One scheme's per-user entry in the settings file. */

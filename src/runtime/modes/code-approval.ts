@@ -6,7 +6,7 @@
 // the same tool, arguments and caller. Elsewhere (another replica, or later) a script whose earlier calls are not
 // kept here is refused rather than run again blind, unless it had made none.
 
-import { argumentDigest } from "../canonical-json.js";
+import { argumentDigest } from "../approvals/canonical-json.js";
 import type { ApiAnswer } from "./sandbox/run-script.js";
 
 /** A call a stopped run made, by its place in the run's order of calls, with the secrets its request carried. */

@@ -2,7 +2,7 @@
 // slots among the sandbox's workers (sandbox/turns.ts), under the caller's in-flight limits (the engine's, its
 // profile's included) and code mode's bounds on what waits. Its api calls take their own slots at their origins.
 
-import type { InFlightCaps } from "../in-flight.js";
+import type { InFlightCaps } from "../limits/in-flight.js";
 import type { ScriptLimits } from "./sandbox/run-script.js";
 import { DEFAULT_SCRIPT_TURN, type ScriptQueueLimits, type ScriptTurn } from "./sandbox/turns.js";
 import type { Caller } from "../types.js";

@@ -5,9 +5,9 @@
 
 import { UserError } from "../../catalog/errors.js";
 import type { Catalog, Tool } from "../../catalog/types.js";
-import { clipText, QUOTED_NAME_CHARS } from "../limits.js";
-import { nearMatches } from "../policy.js";
-import { errorResult } from "../response.js";
+import { clipText, QUOTED_NAME_CHARS } from "../checks/bounds.js";
+import { nearMatches } from "../approvals/policy.js";
+import { errorResult } from "../http/response.js";
 import { ToolSearch } from "./search/search.js";
 import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
 

@@ -6,8 +6,8 @@
 // secrets' lengths alone, never on what the body holds.
 
 import { mediaTypeParameters } from "../../catalog/media-type.js";
-import type { UpstreamResponse } from "../http.js";
-import { decode } from "../response.js";
+import type { UpstreamResponse } from "../http/client.js";
+import { decode } from "../http/response.js";
 import type { Masker } from "./secrets.js";
 
 /** Charsets whose ASCII characters are single bytes of the same value: masking the bytes masks the text too. */

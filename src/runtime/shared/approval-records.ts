@@ -5,7 +5,7 @@
 // shows (an entry rewritten, or moved to another id, is not listed), and reads no principal or argument there. What
 // does not open is ignored (never approves, never shows) and logged, bounded (ignored-values.ts).
 
-import type { ApprovalOutcome, QueuedApproval } from "../approval-queue.js";
+import type { ApprovalOutcome, QueuedApproval } from "../approvals/approval-queue.js";
 import { IgnoredValues } from "./ignored-values.js";
 import type { Sealer } from "./sealed.js";
 

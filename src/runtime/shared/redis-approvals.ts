@@ -9,7 +9,7 @@
 // and bound to their keys (approval-records.ts): a value this replica did not seal approves nothing and shows nothing.
 
 import { randomUUID } from "node:crypto";
-import type { ApprovalOutcome, ApprovalQueue, QueuedApproval } from "../approval-queue.js";
+import type { ApprovalOutcome, ApprovalQueue, QueuedApproval } from "../approvals/approval-queue.js";
 import type { ApprovalRequest } from "../types.js";
 import { APPROVALS_KEY, ApprovalRecords } from "./approval-records.js";
 import type { RedisConnection } from "./redis.js";

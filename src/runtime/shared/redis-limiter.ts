@@ -1,4 +1,4 @@
-// The sliding-log rate limit (../rate-limit.ts) kept in Redis, so that N per window holds across every replica.
+// The sliding-log rate limit (../limits/rate-limit.ts) kept in Redis, so that N per window holds across every replica.
 // One server-side script checks every key and records the request in all of them or in none; Redis runs scripts
 // one at a time, so no two replicas can both take the last place. Times come from the Redis server's clock (TIME),
 // not from the replicas', whose clocks may disagree. Each key is a sorted set of admitted requests (µs), scored
@@ -19,7 +19,7 @@ import {
   type Permit,
   type RateLimitKey,
   type Reserved,
-} from "../rate-limit.js";
+} from "../limits/rate-limit.js";
 import type { RedisConnection } from "./redis.js";
 import type { Sealer } from "./sealed.js";
 

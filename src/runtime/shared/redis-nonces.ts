@@ -2,7 +2,7 @@
 // expiresAt` per state, so of two replicas resuming the same state at once exactly one gets it, and Redis drops the
 // key once the state has expired anyway. The nonce is random and public (it is in the signed state), not a secret.
 
-import type { NonceAdded, UsedNonces } from "../used-nonces.js";
+import type { NonceAdded, UsedNonces } from "../approvals/used-nonces.js";
 import type { RedisConnection } from "./redis.js";
 
 export const NONCE_PREFIX = "openapi-mcp:nonce:";

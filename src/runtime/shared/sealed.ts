@@ -1,12 +1,12 @@
 // Values the replicas keep in Redis, sealed: AES-256-GCM under keys derived (HKDF-SHA-256) from the replicas' shared
 // secrets (--state-secret, MCP_STATE_SECRET): the first seals, every one opens, as for approval states
-// (../state-keys.ts). Each value is bound to its Redis key (associated data), so a value copied under another key
-// does not open. Key names are keyed digests (HMAC) of what they stand for, so no client id, principal or digest of
-// a client secret that could be guessed offline shows in Redis; the names follow the first secret, so a replica with
-// another first secret (mid-rotation) keeps its own entries until it has the same one.
+// (../approvals/approval-state-keys.ts). Each value is bound to its Redis key (associated data), so a value copied
+// under another key does not open. Key names are keyed digests (HMAC) of what they stand for, so no client id,
+// principal or digest of a client secret that could be guessed offline shows in Redis; the names follow the first
+// secret, so a replica with another first secret (mid-rotation) keeps its own entries until it has the same one.
 
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
-import { checkedSecrets } from "../state-keys.js";
+import { checkedSecrets } from "../approvals/approval-state-keys.js";
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

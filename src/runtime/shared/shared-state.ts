@@ -7,14 +7,14 @@
 // approval queue is absent (serve refuses a console: state-secret-needed.ts) and caller budgets are refused.
 
 import { UserError } from "../../catalog/errors.js";
-import type { ApprovalQueue } from "../approval-queue.js";
+import type { ApprovalQueue } from "../approvals/approval-queue.js";
 import { defined } from "../defined.js";
-import { checkedSecrets } from "../state-keys.js";
+import { checkedSecrets } from "../approvals/approval-state-keys.js";
 import type { TokenSource } from "../credentials/oauth.js";
-import type { Limiter } from "../rate-limit.js";
+import type { Limiter } from "../limits/rate-limit.js";
 import type { TokenKey as EncryptionKey } from "../sign-in/token-keys.js";
 import type { TokenStore } from "../sign-in/token-store.js";
-import type { UsedNonces } from "../used-nonces.js";
+import type { UsedNonces } from "../approvals/used-nonces.js";
 import { checkStateUrl, connectRedis, maskedUrl, type RedisConnection } from "./redis.js";
 import { RedisApprovalQueue } from "./redis-approvals.js";
 import { RedisRateLimiter } from "./redis-limiter.js";

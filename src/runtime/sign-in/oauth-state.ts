@@ -6,7 +6,7 @@
 
 import { SealedText } from "./sealed-text.js";
 import type { TokenKey as EncryptionKey } from "./token-keys.js";
-import type { UsedNonces } from "../used-nonces.js";
+import type { UsedNonces } from "../approvals/used-nonces.js";
 
 export interface SignInClaims {
   principal: string;

@@ -8,7 +8,7 @@
 import { SealedText } from "./sealed-text.js";
 import type { TokenKey as EncryptionKey } from "./token-keys.js";
 import type { StoredTokens } from "./token-store.js";
-import type { UsedNonces } from "../used-nonces.js";
+import type { UsedNonces } from "../approvals/used-nonces.js";
 
 export interface PendingSignIn {
   principal: string;

@@ -11,7 +11,7 @@ import {
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
   InFlightGate,
-} from "../../in-flight.js";
+} from "../../limits/in-flight.js";
 import type { ScriptOutcome } from "./run-script.js";
 
 /** Code mode's bounds on the scripts waiting for a worker (--script-max-queued and the rest). */

@@ -2,7 +2,7 @@
 // on the limiter's clock, provisional (in the future) until its request leaves. At most N entries are in the window
 // after an admission, and entries a window old are dropped as the log is asked, so its memory stays within N.
 
-import type { RateLimit } from "../catalog/types.js";
+import type { RateLimit } from "../../catalog/types.js";
 
 export interface Entry {
   /** When the request left; until then a time after every admission it must be counted by. */

@@ -1,15 +1,15 @@
 // Sending a prepared request with undici: one shared keep-alive Agent, the origin and raw path kept apart (so the
 // path is sent exactly as built), an overall timeout, a cap on the body read, retries for idempotent methods on
 // connection errors and 502/503/504, and redirects followed by us within the same origin only. Every request that
-// leaves, retries and redirects too, passes the caller's gate (the rate limits: ./rate-limit.ts).
+// leaves, retries and redirects too, passes the caller's gate (the rate limits: ../limits/rate-limit.ts).
 
 import { STATUS_CODES } from "node:http";
 import type { Agent, Dispatcher } from "undici";
-import { messageOf } from "../catalog/errors.js";
+import { messageOf } from "../../catalog/errors.js";
 
 export type { Dispatcher };
-import { retryAfterMs } from "./rate-limit.js";
-import type { PreparedRequest } from "./types.js";
+import { retryAfterMs } from "../limits/rate-limit.js";
+import type { PreparedRequest } from "../types.js";
 
 export interface UpstreamResponse {
   status: number;
@@ -20,7 +20,7 @@ export interface UpstreamResponse {
   truncated: boolean;
   /** The limit the body was held to, once cut to it (else the body's length is that limit). */
   limit?: number;
-  /** The body decoded and masked, once masked (./secrets/masked-response.ts); else decoded from `body` where needed. */
+  /** The body decoded and masked, once masked (../secrets/masked-response.ts); else decoded from `body` where needed. */
   readonly text?: string;
   /** Where the response finally came from (after redirects). */
   url: string;
@@ -53,7 +53,7 @@ export interface Requester {
   ready?(): Promise<void>;
 }
 
-/** Asked before each request leaves and told when it has: the engine's rate limits (./request-gate.ts). */
+/** Asked before each request leaves and told when it has: the engine's rate limits (../limits/request-gate.ts). */
 export interface RequestGate {
   /** Before a request: undefined to send it now, or why it may not go (then nothing is sent). */
   open(): Promise<string | undefined>;

@@ -3,9 +3,9 @@
 // payload otherwise); the first profile that matches wins, else `defaultProfile`, else the caller is refused.
 // Pure matching here; profiled.ts builds each profile's view of the engine.
 
-import { UserError } from "../catalog/errors.js";
-import type { ClaimValue, ProfileSettings, Settings } from "../catalog/settings.js";
-import type { Caller } from "./types.js";
+import { UserError } from "../../catalog/errors.js";
+import type { ClaimValue, ProfileSettings, Settings } from "../../catalog/settings.js";
+import type { Caller } from "../types.js";
 
 /** The profiles of a settings file, and the file, for messages. */
 export type ProfileTable = Required<Pick<Settings, "profiles">> & Pick<Settings, "defaultProfile" | "file">;

@@ -2,9 +2,9 @@
 // the URL is masked by value, and the values of sensitive-looking arguments are redacted.
 
 import { openSync, writeSync } from "node:fs";
-import { messageOf, UserError } from "../catalog/errors.js";
+import { messageOf, UserError } from "../../catalog/errors.js";
 import { boundedRecord } from "./audit-line.js";
-import { maskClipped, maskValue } from "./secrets/secrets.js";
+import { maskClipped, maskValue } from "../secrets/secrets.js";
 
 export type AuditOutcome =
   | "ok"

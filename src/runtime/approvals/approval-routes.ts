@@ -4,10 +4,10 @@
 // server (`approvals: console`) or by class and tool (`approvals: { destructive: console, deletePet: both }`, a tool
 // beating its class, `client` for the rest).
 
-import { UserError } from "../catalog/errors.js";
-import type { SideEffect } from "../catalog/types.js";
+import { UserError } from "../../catalog/errors.js";
+import type { SideEffect } from "../../catalog/types.js";
 import type { ApprovalOutcome, ApprovalQueue } from "./approval-queue.js";
-import type { ApprovalRequest, CallContext } from "./types.js";
+import type { ApprovalRequest, CallContext } from "../types.js";
 
 export type ApprovalRoute = "client" | "console" | "both";
 export type ApprovalRoutes = ApprovalRoute | Readonly<Record<string, ApprovalRoute>>;

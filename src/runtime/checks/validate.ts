@@ -8,9 +8,9 @@
 
 import { createRequire } from "node:module";
 import type { Ajv2020, CodeOptions, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { compileLinear } from "../catalog/schema/pattern.js";
-import type { JsonSchema, Tool } from "../catalog/types.js";
-import { atMostValues } from "./limits.js";
+import { compileLinear } from "../../catalog/schema/pattern.js";
+import type { JsonSchema, Tool } from "../../catalog/types.js";
+import { atMostValues } from "./bounds.js";
 import { useLinearUniqueItems } from "./unique-items.js";
 
 // Ajv is loaded at the first check, not with the engine: a server answers tools/list without it.

@@ -1,13 +1,13 @@
 // A tool call's arguments become one HTTP request, without sending it. The origin comes only from the base URL
 // and the path's shape only from the template: arguments fill placeholders, percent-encoded, and nothing else.
 
-import { OpenApiMcpError } from "../catalog/errors.js";
-import { TRANSPORT_HEADERS } from "../catalog/http-headers.js";
-import { isObject, joinPointer } from "../catalog/pointer.js";
-import type { Operation, ParameterLocation } from "../catalog/types.js";
+import { OpenApiMcpError } from "../../catalog/errors.js";
+import { TRANSPORT_HEADERS } from "../../catalog/http-headers.js";
+import { isObject, joinPointer } from "../../catalog/pointer.js";
+import type { Operation, ParameterLocation } from "../../catalog/types.js";
 import { buildBody } from "./body.js";
 import { percentEncode, serializeParameter } from "./serialize.js";
-import { ArgumentError, type PreparedRequest } from "./types.js";
+import { ArgumentError, type PreparedRequest } from "../types.js";
 
 export function buildRequest({
   operation,

@@ -7,8 +7,8 @@
 //      in the loop, and no policy lifts that (deny still wins; to drop the approval, edit the definition);
 //   3. deny wins over everything.
 
-import { UserError } from "../catalog/errors.js";
-import type { SideEffect } from "../catalog/types.js";
+import { UserError } from "../../catalog/errors.js";
+import type { SideEffect } from "../../catalog/types.js";
 
 export type Decision = "allow" | "approve" | "deny";
 /** What a denied tool looks like to the client: left out of tools/list, or listed and refused when called. */

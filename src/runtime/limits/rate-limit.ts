@@ -17,7 +17,7 @@
 // Redis (shared/redis-limiter.ts) a and s are the Redis server's clock: the request leaves after the admission's
 // reply (a ≤ d) and the re-stamp is sent after it leaves (s ≥ d), and the call's P is timed from before it asked.
 
-import type { RateLimit } from "../catalog/types.js";
+import type { RateLimit } from "../../catalog/types.js";
 import { type Entry, MemoryLog } from "./rate-limit-log.js";
 
 export { retryAfterMs } from "./retry-after.js";

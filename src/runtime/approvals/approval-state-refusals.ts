@@ -1,8 +1,8 @@
 // What a client is told when the state it brought back does not resume its call: nothing was sent, why, and what
 // to do (as a rule, call the tool again and be asked anew).
 
-import { formatDuration } from "./durations.js";
-import type { StateRefusal } from "./request-state.js";
+import { formatDuration } from "../durations.js";
+import type { StateRefusal } from "./approval-states.js";
 
 const AGAIN = "Nothing was sent; call the tool again to be asked anew.";
 

@@ -3,13 +3,13 @@
 // built on first use and kept, so each profile's listing is serialized once. The binding asks forCaller() which
 // provider answers a request; a tool outside a caller's profile does not exist for that caller.
 
-import { UserError } from "../catalog/errors.js";
-import { parseFilters, toolPasses } from "../catalog/filter.js";
-import type { Settings } from "../catalog/settings.js";
-import type { Tool } from "../catalog/types.js";
-import type { Engine } from "./engine.js";
-import { knownPolicyEntries } from "./reload.js";
-import { PolicyError } from "./policy.js";
+import { UserError } from "../../catalog/errors.js";
+import { parseFilters, toolPasses } from "../../catalog/filter.js";
+import type { Settings } from "../../catalog/settings.js";
+import type { Tool } from "../../catalog/types.js";
+import type { Engine } from "../engine.js";
+import { knownPolicyEntries } from "../reload.js";
+import { PolicyError } from "../approvals/policy.js";
 import { type ProfileTable, profileOf, profileTable } from "./profiles.js";
 import type {
   BegunCall,
@@ -20,7 +20,7 @@ import type {
   StartCall,
   ToolProvider,
   ToolResult,
-} from "./types.js";
+} from "../types.js";
 
 /**
  * The provider for a server with `settings.profiles`, each profile's provider made by `build` from its engine; or

@@ -3,8 +3,8 @@
 // the caller's profile for what concerns the caller alone. And what a refused call is told. Code mode's scripts
 // count against the limits of no source in particular: the engine's and the caller's profile's.
 
-import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
-import { formatDuration } from "./durations.js";
+import type { Catalog, InFlightLimits, Tool } from "../../catalog/types.js";
+import { formatDuration } from "../durations.js";
 import type { Admission, InFlightCaps } from "./in-flight.js";
 import {
   DEFAULT_MAX_IN_FLIGHT,
@@ -12,8 +12,8 @@ import {
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
   type RuntimeSettings,
-} from "./options.js";
-import type { Caller } from "./types.js";
+} from "../options.js";
+import type { Caller } from "../types.js";
 
 export interface InFlightOptions
   extends Pick<

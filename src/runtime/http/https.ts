@@ -3,9 +3,9 @@
 // (--allow-insecure-http) the same list is the warning to print on every start. Redirect hops are held to the
 // request's own origin by the HTTP client, so they can neither change host nor downgrade to http.
 
-import { plural } from "../catalog/plural.js";
-import type { Catalog } from "../catalog/types.js";
-import { isAllowedScheme } from "../catalog/url.js";
+import { plural } from "../../catalog/plural.js";
+import type { Catalog } from "../../catalog/types.js";
+import { isAllowedScheme } from "../../catalog/url.js";
 
 export interface UpstreamUrlProblem {
   url: string;

@@ -1,10 +1,10 @@
-// The keys that sign request state (runtime/request-state.ts). From the operator's secrets (--state-secret,
+// The keys that sign request state (approval-states.ts). From the operator's secrets (--state-secret,
 // MCP_STATE_SECRET): the first signs, every one verifies, so a new secret can be put first and the old one kept
 // until the states it signed have expired. Without any, a random key of this process: a state it signs is
 // refused by every other process, so a call asked for here can be resumed only here.
 
 import { createHmac, randomBytes } from "node:crypto";
-import { UserError } from "../catalog/errors.js";
+import { UserError } from "../../catalog/errors.js";
 
 /** Shorter secrets are refused: HMAC-SHA-256 wants at least 256 bits, and a person's password has fewer. */
 export const MIN_STATE_SECRET_CHARS = 32;

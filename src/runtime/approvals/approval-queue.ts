@@ -6,7 +6,7 @@
 // every replica's waiting calls and a decision made on any replica reaches the one the call waits on.
 
 import { randomUUID } from "node:crypto";
-import type { ApprovalAnswer, ApprovalRequest } from "./types.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../types.js";
 
 /** One call waiting: what the person is shown (secrets already masked), who asked, and when it lapses. */
 export interface QueuedApproval {

@@ -9,8 +9,8 @@
 // what changed. The HMAC and the constant-time comparison are node:crypto's.
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { defined } from "./defined.js";
-import { RANDOM_KEY_NOTICE, type StateKeys, stateKeys } from "./state-keys.js";
+import { defined } from "../defined.js";
+import { RANDOM_KEY_NOTICE, type StateKeys, stateKeys } from "./approval-state-keys.js";
 import { MemoryUsedNonces, type UsedNonces } from "./used-nonces.js";
 
 export interface StateClaims {

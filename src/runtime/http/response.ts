@@ -2,15 +2,15 @@
 // the JSON as text; other text stays text; images become image content; other binary an embedded resource.
 // Failures are results with `isError: true` that say what happened and what the model can do about it.
 
-import { shortPointer, tooDeep } from "../catalog/depth.js";
-import { isJsonMediaType, mediaTypeParameters, parseMediaType } from "../catalog/media-type.js";
-import type { Tool } from "../catalog/types.js";
-import type { UpstreamResponse } from "./http.js";
-import { MAX_RESPONSE_DEPTH } from "./limits.js";
-import type { OutputValidation, ToolResult } from "./types.js";
-import { listMismatches } from "./mismatches.js";
+import { shortPointer, tooDeep } from "../../catalog/depth.js";
+import { isJsonMediaType, mediaTypeParameters, parseMediaType } from "../../catalog/media-type.js";
+import type { Tool } from "../../catalog/types.js";
+import type { UpstreamResponse } from "./client.js";
+import { MAX_RESPONSE_DEPTH } from "../checks/bounds.js";
+import type { OutputValidation, ToolResult } from "../types.js";
+import { listMismatches } from "../checks/mismatches.js";
 import { ResponseText } from "./response-text.js";
-import { type Mismatches, placeOf, type Validator } from "./validate.js";
+import { type Mismatches, placeOf, type Validator } from "../checks/validate.js";
 
 const EXCERPT_CHARS = 1_000;
 const MISMATCHES_SHOWN = 5;

@@ -2,11 +2,11 @@
 // per-property encodings), multipart/form-data (files as base64 with a filename), text and binary.
 
 import { randomBytes } from "node:crypto";
-import { isJsonMediaType, parseMediaType } from "../catalog/media-type.js";
-import { isObject, joinPointer } from "../catalog/pointer.js";
-import type { PropertyEncoding, RequestBodyBinding } from "../catalog/types.js";
+import { isJsonMediaType, parseMediaType } from "../../catalog/media-type.js";
+import { isObject, joinPointer } from "../../catalog/pointer.js";
+import type { PropertyEncoding, RequestBodyBinding } from "../../catalog/types.js";
 import { contentText, scalarText, serializeParameter } from "./serialize.js";
-import { ArgumentError } from "./types.js";
+import { ArgumentError } from "../types.js";
 
 export interface BuiltBody {
   bytes: Uint8Array;

@@ -6,7 +6,7 @@
 
 import type { ApprovalOutcome, ApprovalQueue, QueuedApproval } from "./approval-queue.js";
 import { shownRequest } from "./approval-message.js";
-import type { ApprovalRequest } from "./types.js";
+import type { ApprovalRequest } from "../types.js";
 
 export interface ApprovalQueueBounds {
   /** Calls one caller (a principal; every unauthenticated caller is one) may have waiting on this replica. */

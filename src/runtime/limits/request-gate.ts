@@ -1,11 +1,11 @@
-// The rate limits as each request of a call meets them (./http.ts asks before every request leaves). The call's
+// The rate limits as each request of a call meets them (../http/client.ts asks before every request leaves). The call's
 // first request was admitted before the gate was made; a retry, a redirect or a resend after a 401 is one more
 // request the API counts, so each asks the limits again, and is not sent when they refuse. A place held too long
 // (PENDING_MS) lapses and its request is not sent, as the proof in ./rate-limit.ts needs; a place the call ends
 // without using is given back.
 
-import { formatDuration } from "./durations.js";
-import type { RequestGate } from "./http.js";
+import { formatDuration } from "../durations.js";
+import type { RequestGate } from "../http/client.js";
 import { type Limiter, PENDING_MS, type Permit, type RateLimitKey, type Reserved } from "./rate-limit.js";
 
 export class RateLimitGate implements RequestGate {

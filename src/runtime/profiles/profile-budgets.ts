@@ -2,8 +2,8 @@
 // tool and source limits. Each key holds the caller's principal, so no two callers ever share one (and is marked as
 // naming a caller: Redis keeps it as a keyed digest, shared/redis-limiter.ts).
 
-import type { RateLimit, RateLimits, Tool } from "../catalog/types.js";
-import { type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
+import type { RateLimit, RateLimits, Tool } from "../../catalog/types.js";
+import { type RateLimitKey, sourceKey, toolKey } from "../limits/rate-limit.js";
 
 /** A profile's own rate limits: `calls` for all of a caller's calls, `tools` and `sources` as the server's. */
 export type ProfileBudgets = RateLimits & { calls?: RateLimit };

@@ -1,9 +1,9 @@
 // Parameter serialization as OpenAPI 3.1 states it (Style Values and the Style Examples table, after RFC 6570):
 // a value becomes the exact text put on the wire, already percent-encoded for its location. Pure: no I/O.
 
-import { isJsonMediaType } from "../catalog/media-type.js";
-import { isObject } from "../catalog/pointer.js";
-import type { ParameterBinding, ParameterLocation, ParameterStyle } from "../catalog/types.js";
+import { isJsonMediaType } from "../../catalog/media-type.js";
+import { isObject } from "../../catalog/pointer.js";
+import type { ParameterBinding, ParameterLocation, ParameterStyle } from "../../catalog/types.js";
 
 /** What serialization reads from a binding; form bodies build one from a property's encoding. */
 export type Serialization = Pick<ParameterBinding, "name" | "style" | "explode" | "allowReserved" | "contentType">;

@@ -1,8 +1,8 @@
 // The text a person reads before approving a call, wherever they are asked: in the client (an elicitation or an
 // input_required question, server/approval-question.ts) or on the console's Approvals page.
 
-import { formatDuration } from "./durations.js";
-import type { ApprovalRequest } from "./types.js";
+import { formatDuration } from "../durations.js";
+import type { ApprovalRequest } from "../types.js";
 
 /** Arguments longer than this (as indented JSON) are cut in the approval message. */
 const MAX_ARGUMENTS_CHARS = 4000;
