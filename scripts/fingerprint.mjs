@@ -258,6 +258,28 @@ const lines = [];
 // `--dump <dir>`: each hashed text also written there, to see what a difference is.
 const dump = process.argv.includes("--dump") ? process.argv[process.argv.indexOf("--dump") + 1] : undefined;
 if (dump) mkdirSync(dump, { recursive: true });
+// `--parts <file>`: each hashed text's parts (a listing, each `--- ` or `=== ` section) with their hashes, and the
+// short ones in full: small enough to keep beside every run, and enough to see which part of a line differs.
+const partsFile = process.argv.includes("--parts") ? process.argv[process.argv.indexOf("--parts") + 1] : undefined;
+const parts = [];
+const PART_SHOWN = 2_000;
+function partsOf(text) {
+  const sections = [];
+  let current = { name: "head", lines: [] };
+  for (const line of text.split("\n")) {
+    if (/^(---|===) /.test(line) || (sections.length === 0 && current.lines.length === 1 && line.length < 300)) {
+      sections.push(current);
+      current = { name: line.slice(0, 120), lines: [] };
+    } else current.lines.push(line);
+  }
+  sections.push(current);
+  return sections.map(({ name, lines: body }) => {
+    const joined = body.join("\n");
+    return joined.length <= PART_SHOWN
+      ? `  ${name}\n${joined.replace(/^/gm, "    ")}`
+      : `  ${name} [${joined.length} chars, ${sha(joined).slice(0, 16)}]`;
+  });
+}
 const spent = new Map();
 let clock = performance.now();
 const say = (text, what) => {
@@ -266,6 +288,7 @@ const say = (text, what) => {
   clock = performance.now();
   const hash = sha(text);
   if (dump) writeFileSync(join(dump, `${lines.length}.txt`), `${what}\n${text}`);
+  if (partsFile) parts.push(`${hash.slice(0, 16)} ${what}`, ...partsOf(text));
   lines.push(`${hash}  ${what}`);
   process.stderr.write(".");
 };
@@ -362,5 +385,6 @@ process.stderr.write("\n");
 if (process.argv.includes("--times"))
   for (const [kind, ms] of spent) process.stderr.write(`${Math.round(ms)} ms  ${kind}\n`);
 process.stdout.write(`${lines.join("\n")}\n`);
+if (partsFile) writeFileSync(partsFile, `${parts.join("\n")}\n`);
 // Sandbox workers and keep-alive sockets of the servers closed above do not hold the process.
 process.exit(0);
