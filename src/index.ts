@@ -23,7 +23,7 @@ export { Engine } from "./runtime/engine.js";
 export type { ServeMode } from "./runtime/modes/dynamic.js";
 export { DynamicProvider } from "./runtime/modes/dynamic.js";
 export { CodeProvider } from "./runtime/modes/code-mode.js";
-export type { ScriptLimits } from "./runtime/modes/sandbox/run-script.js";
+export type { ScriptLimits } from "./runtime/modes/sandbox/script.js";
 export type { SearchHit } from "./runtime/modes/search/search.js";
 export { ToolSearch } from "./runtime/modes/search/search.js";
 export type {

@@ -11,8 +11,9 @@ import {
   DEFAULT_QUEUE_TIMEOUT_MS,
 } from "./limits/in-flight.js";
 import type { DenyMode } from "./approvals/policy.js";
-import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/run-script.js";
-import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./modes/sandbox/turns.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/script.js";
+import { DEFAULT_SCRIPT_QUEUE } from "./modes/sandbox/turns.js";
+import type { ScriptQueueLimits } from "./modes/sandbox/script.js";
 import type { SecretCommand } from "./secrets/secret-commands.js";
 import type { OutputValidation } from "./types.js";
 

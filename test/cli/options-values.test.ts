@@ -20,7 +20,7 @@ import {
 import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine } from "../../src/server/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
 import { REPOSITORY } from "../support/generated.js";
-import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/modes/sandbox/run-script.js";
+import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/modes/sandbox/script.js";
 import { DEFAULT_SCRIPT_TURN } from "../../src/runtime/modes/sandbox/turns.js";
 
 /** Values each kind of option must take. */

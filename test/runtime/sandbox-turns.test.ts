@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../src/runtime/modes/sandbox/pool.js";
-import { runScript, type ScriptOutcome } from "../../src/runtime/modes/sandbox/run-script.js";
-import type { ScriptTurn } from "../../src/runtime/modes/sandbox/turns.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
+import type { ScriptOutcome, ScriptTurn } from "../../src/runtime/modes/sandbox/script.js";
 
 /** The defaults (DEFAULT_SCRIPT_TURN), written out: --max-in-flight-per-principal, --max-queued, … */
 const TURN: ScriptTurn = {

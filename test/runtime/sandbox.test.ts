@@ -6,7 +6,8 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { SandboxPool } from "../../src/runtime/modes/sandbox/pool.js";
-import { DEFAULT_SCRIPT_LIMITS, runScript, type ScriptLimits } from "../../src/runtime/modes/sandbox/run-script.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "../../src/runtime/modes/sandbox/script.js";
 import { recordingApi } from "../support/sandbox.js";
 
 const TOOLS = ["issues_list", "issues_get", "repos_get"];

@@ -7,7 +7,7 @@
 // kept here is refused rather than run again blind, unless it had made none.
 
 import { argumentDigest } from "../approvals/canonical-json.js";
-import type { ApiAnswer } from "./sandbox/run-script.js";
+import type { ApiAnswer } from "./sandbox/script.js";
 
 /** A call a stopped run made, by its place in the run's order of calls, with the secrets its request carried. */
 export type KeptCall = { tool: string; digest: string; answer: ApiAnswer; carried: readonly string[] };

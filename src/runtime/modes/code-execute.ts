@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { WRAPPED_RESULT_KEY } from "../../catalog/outputs.js";
 import type { Tool } from "../../catalog/types.js";
 import { errorResult } from "../http/response.js";
-import type { ApiAnswer, ScriptLimits, ScriptOutcome, ScriptRun } from "./sandbox/run-script.js";
+import type { ApiAnswer, ScriptLimits, ScriptOutcome, ScriptRun } from "./sandbox/script.js";
 import type { ScriptOrigin, ToolResult } from "../types.js";
 
 export const EXECUTE = "execute";

@@ -25,8 +25,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
 import { nearMatches } from "../approvals/policy.js";
 import { errorResult } from "../http/response.js";
 import { runScript as sandboxRun } from "./sandbox/run-script.js";
-import type { ApiAnswer } from "./sandbox/run-script.js";
-import type { ScriptQueueLimits } from "./sandbox/turns.js";
+import type { ApiAnswer, ScriptQueueLimits } from "./sandbox/script.js";
 import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
 
 type ResumableProvider = ToolProvider &

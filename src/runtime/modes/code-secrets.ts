@@ -4,7 +4,7 @@
 // with other tools' would let a script test guesses at them, as any call could before (issue 24, finding 1).
 
 import { maskValue } from "../secrets/secrets.js";
-import type { ScriptOutcome } from "./sandbox/run-script.js";
+import type { ScriptOutcome } from "./sandbox/script.js";
 
 export class ScriptSecrets {
   /** Bounded by the run's api calls (100 by default), each carrying a few values. */

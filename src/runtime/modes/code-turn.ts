@@ -3,8 +3,8 @@
 // profile's included) and code mode's bounds on what waits. Its api calls take their own slots at their origins.
 
 import type { InFlightCaps } from "../limits/in-flight.js";
-import type { ScriptLimits } from "./sandbox/run-script.js";
-import { DEFAULT_SCRIPT_TURN, type ScriptQueueLimits, type ScriptTurn } from "./sandbox/turns.js";
+import type { ScriptLimits, ScriptQueueLimits, ScriptTurn } from "./sandbox/script.js";
+import { DEFAULT_SCRIPT_TURN } from "./sandbox/turns.js";
 import type { Caller } from "../types.js";
 
 /** Code mode's settings: the limits on one run and the bounds of the scripts waiting for a worker. */

@@ -7,7 +7,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { Control, type FromWorker, limitMessage, type ToWorker } from "./protocol.js";
-import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./run-script.js";
+import type { ScriptLimits, ScriptOutcome, ScriptRun } from "./script.js";
 import { ScriptTurns } from "./turns.js";
 
 /** How long past a deadline a worker may take to stop its script itself before it is terminated. */

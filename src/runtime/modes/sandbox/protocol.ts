@@ -1,7 +1,7 @@
 // The messages between the pool (main thread) and a sandbox worker. Values cross as JSON text only: the worker
 // never holds a host object, and the host never holds an engine handle.
 
-import type { ScriptLimits, ScriptOutcome } from "./run-script.js";
+import type { ScriptLimits, ScriptOutcome } from "./script.js";
 
 /** Main → worker. */
 export type ToWorker =

@@ -4,7 +4,7 @@
 
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { LINE_OFFSET } from "./prelude.js";
-import type { ScriptLimits, ScriptOutcome } from "./run-script.js";
+import type { ScriptLimits, ScriptOutcome } from "./script.js";
 
 type Copied = { kind: "value"; value: unknown } | { kind: "thrown"; error: QuickJSHandle } | { kind: "tooLarge" };
 

@@ -13,7 +13,7 @@ import type {
 import { type Control, epochNow, limitMessage } from "./protocol.js";
 import { PRELUDE, SCRIPT_FILE, wrapScript } from "./prelude.js";
 import { copyOut, describeError } from "./sandbox-values.js";
-import type { ScriptLimits, ScriptOutcome } from "./run-script.js";
+import type { ScriptLimits, ScriptOutcome } from "./script.js";
 
 /** The deepest stack QuickJS gets, whatever stackBytes says; the worker's host stack is sized for it. */
 export const MAX_STACK_BYTES = 4 * 1024 * 1024;

@@ -12,17 +12,7 @@ import {
   DEFAULT_QUEUE_TIMEOUT_MS,
   InFlightGate,
 } from "../../limits/in-flight.js";
-import type { ScriptOutcome } from "./run-script.js";
-
-/** Code mode's bounds on the scripts waiting for a worker (--script-max-queued and the rest). */
-export interface ScriptQueueLimits {
-  /** Scripts waiting, all callers together. */
-  maxQueued: number;
-  /** UTF-8 bytes of the scripts waiting, all callers together. */
-  queueBytes: number;
-  /** UTF-8 bytes of one caller's waiting scripts together. */
-  queueBytesPerPrincipal: number;
-}
+import type { ScriptOutcome, ScriptQueueLimits, ScriptTurn } from "./script.js";
 
 export const DEFAULT_SCRIPT_QUEUE: ScriptQueueLimits = Object.freeze({
   // Four callers' full queues (--max-queued, 64); typical scripts are a few hundred bytes to a few KB.
@@ -31,17 +21,6 @@ export const DEFAULT_SCRIPT_QUEUE: ScriptQueueLimits = Object.freeze({
   // Ten of the longest scripts execute takes (100,000 characters), or hundreds of typical ones.
   queueBytesPerPrincipal: 1024 * 1024,
 });
-
-/** One caller's share: its in-flight limits (the engine's, its profile's) and code mode's queue bounds. */
-export interface ScriptTurn extends ScriptQueueLimits {
-  principal: string;
-  /** Scripts of this caller running at once (its --max-in-flight-per-principal; never all the workers). */
-  perPrincipal: number;
-  /** Scripts of this caller waiting (its --max-queued). */
-  queue: number;
-  /** How long a script may wait for a worker (never past its wall time). */
-  queueTimeoutMs: number;
-}
 
 /** A run that names no caller: one caller with the default limits. */
 export const DEFAULT_SCRIPT_TURN: ScriptTurn = Object.freeze({

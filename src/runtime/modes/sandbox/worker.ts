@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import releaseSyncImport from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 import { Control, type FromWorker, type ToWorker } from "./protocol.js";
-import { DEFAULT_SCRIPT_LIMITS } from "./run-script.js";
+import { DEFAULT_SCRIPT_LIMITS } from "./script.js";
 import { Sandbox, type SandboxOptions } from "./sandbox.js";
 
 // The package's types describe its CommonJS build; under `import`, Node loads its ES build, whose default is the
