@@ -6,7 +6,7 @@ import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
 import type { Authoring } from "../console/index.js";
 import type { Registry } from "../registry/registry.js";
-import type { AuditLog } from "../runtime/audit/audit.js";
+import type { AuditLog } from "../runtime/audit/audit-record.js";
 import type { Engine } from "../runtime/engine.js";
 import type { HttpMount } from "../runtime/http-route.js";
 import { DEFAULT_HOST } from "../runtime/options.js";

@@ -5,7 +5,7 @@
 // profiles (providers.ts), a registry's swaps (watch.ts), the console (console-mount.ts), the transport
 // (transport.ts); this file puts them in order.
 
-import type { AuditLog } from "../runtime/audit/audit.js";
+import type { AuditLog } from "../runtime/audit/audit-record.js";
 import { refuseSecretlessState } from "../runtime/shared/state-secret-needed.js";
 import { refuseConsoleRoutes } from "./console-mount.js";
 import { later } from "./later.js";

@@ -3,7 +3,7 @@
 
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
-import type { AuditLog } from "../runtime/audit/audit.js";
+import type { AuditLog } from "../runtime/audit/audit-record.js";
 import type { ToolProvider } from "../runtime/types.js";
 import type { HttpHandle } from "../server/index.js";
 import type { StdioHandle } from "../server/stdio.js";

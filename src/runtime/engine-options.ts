@@ -3,7 +3,7 @@
 
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
-import type { AuditLog } from "./audit/audit.js";
+import type { AuditLog } from "./audit/audit-record.js";
 import type { Environment } from "./credentials/credentials.js";
 import type { Dispatcher } from "./http/client.js";
 import type { InFlightGate } from "./limits/in-flight.js";

@@ -7,7 +7,8 @@ import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import { toolSecrets, unassignedUse } from "../catalog/secret-reads.js";
 import type { Catalog, Tool } from "../catalog/types.js";
-import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit/audit.js";
+import { loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit/audit.js";
+import type { AuditOutcome } from "./audit/audit-record.js";
 import { askApproval, routeOf } from "./approvals/approval-routes.js";
 import { argumentDigest } from "./approvals/canonical-json.js";
 import {

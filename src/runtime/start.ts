@@ -4,7 +4,8 @@
 
 import { UserError } from "../catalog/errors.js";
 import { plural } from "../catalog/plural.js";
-import { type AuditLog, openAuditLog } from "./audit/audit.js";
+import { openAuditLog } from "./audit/audit.js";
+import type { AuditLog } from "./audit/audit-record.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials/credentials.js";
 import { Engine, type EngineOptions } from "./engine.js";
 import { checkUpstreamUrls } from "./http/https.js";

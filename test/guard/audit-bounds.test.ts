@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ActivityLog, MAX_BYTES, MAX_LINES } from "../../src/console/activity-log.js";
-import type { AuditRecord } from "../../src/runtime/audit/audit.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
 import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit/audit-line.js";
 import { serve } from "../../src/app/serve.js";
 import type { RunningServer } from "../../src/app/serve-options.js";

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AuditRecord, loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit/audit.js";
+import { loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit/audit.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
 import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit/audit-line.js";
 
 describe("audit log", () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import type { AuditRecord } from "../../src/runtime/audit/audit.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
 import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import { parsePolicies } from "../../src/runtime/approvals/policy.js";

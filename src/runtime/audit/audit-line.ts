@@ -4,7 +4,7 @@
 // instead of a megabyte line in the log and in the console's Activity ring. Records arrive masked: cutting masked
 // text cannot expose a secret (whatever is left was written by the caller or already masked).
 
-import type { AuditRecord } from "./audit.js";
+import type { AuditRecord } from "./audit-record.js";
 
 /** One audit line, as JSON, in UTF-8 bytes (without its newline). */
 export const MAX_AUDIT_LINE_BYTES = 16_384;
