@@ -214,22 +214,39 @@ async function generated(document) {
     const source = join(ROOT, path);
     const isCopy = /^(src|schemas)\//.test(path) && existsSync(source) && readFileSync(source, "utf8") === content;
     if (isCopy) copied.push({ path, content });
-    else {
-      const text = path.endsWith(".ts")
-        ? content.replace(/(["'])\.{1,2}\/(?:[^"']*\/)?([^"'/]+)\1/g, "$1$2$1")
-        : content;
-      own.push(`=== ${path}\n${text}`);
-    }
+    else own.push({ path, content });
   }
+  const names = new Set(copied.map((file) => file.path));
+  const texts = own.map(({ path, content }) => {
+    const text = path.endsWith(".ts")
+      ? content.replace(/(["'])\.{1,2}\/(?:[^"']*\/)?([^"'/]+)\1/g, "$1$2$1")
+      : path === ".openapi-mcp/generated.json"
+        ? generatedManifest({ content, names })
+        : content;
+    return `=== ${path}\n${text}`;
+  });
   rmSync(out, { recursive: true, force: true });
   // What `generate` printed, less the runtime copy's part: its files' lines, and the counts they are in.
-  const names = new Set(copied.map((file) => file.path));
   const stdout = result.stdout
     .split("\n")
     .filter((line) => !names.has(line.replace(/^ {2}[+~-] /, "")))
     .map((line) => line.replace(/: \d+ created, \d+ updated, \d+ deleted, \d+ unchanged/, ": <counts>"))
     .join("\n");
-  return { own: `${outcome({ ...result, stdout })}\n${own.join("\n")}`, copied };
+  return { own: `${outcome({ ...result, stdout })}\n${texts.join("\n")}`, copied };
+}
+
+/**
+ * The writer's record of what it generated (the next generation's rule), less the runtime copy's files; the digests
+ * of TypeScript files are left out too, since they hold import paths (the files themselves are compared above).
+ */
+function generatedManifest({ content, names }) {
+  const record = JSON.parse(content);
+  record.files = Object.fromEntries(
+    Object.entries(record.files)
+      .filter(([path]) => !names.has(path))
+      .map(([path, digest]) => [path, path.endsWith(".ts") ? "<TypeScript>" : digest]),
+  );
+  return JSON.stringify(record, null, 2);
 }
 
 function documents() {
