@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { digestOf } from "../../src/load/reads.js";
+import { digestOf } from "../../src/load/recorded-reads.js";
 import { serve } from "../../src/app/serve.js";
 import { CLI, runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";

@@ -5,7 +5,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import type { SourceText } from "./read.js";
+import type { SourceText } from "./source-text.js";
 
 export interface ReadLog {
   /** Sources read before the load, by location (absolute path or URL as given). */

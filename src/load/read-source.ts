@@ -6,24 +6,8 @@ import { resolve as resolvePath } from "node:path";
 import { STATUS_CODES } from "node:http";
 import { messageOf, UserError } from "../catalog/errors.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
-import { noteRead, readBefore } from "./reads.js";
-
-/** Where a source came from; kept after its text is released. */
-export interface SourceOrigin {
-  /** Absolute file path or URL: where relative references resolve from. */
-  location: string;
-  remote: boolean;
-  /** As the user wrote it, for messages. */
-  display: string;
-  /** Whether the text has a `$ref` that may not be local (see external-refs.ts). */
-  mayHaveExternalRefs?: boolean;
-  /** Set for a large document: tells what its loading is doing. */
-  narrate?: (line: string) => void;
-}
-
-export interface SourceText extends SourceOrigin {
-  bytes: Buffer;
-}
+import { noteRead, readBefore } from "./recorded-reads.js";
+import type { SourceText } from "./source-text.js";
 
 export interface ReadOptions {
   allowInsecureHttp?: boolean;
