@@ -1,6 +1,6 @@
 // The public library API: everything the CLI does is reachable from here.
 
-export type { ActionDefinition } from "./catalog/actions.js";
+export type { ActionDefinition } from "./catalog/action-definition.js";
 export type { ApiDocument } from "./catalog/document.js";
 export { isUserError, OpenApiMcpError, UserError } from "./catalog/errors.js";
 export { globToRegExp, parseFilter } from "./catalog/filter.js";

@@ -4,7 +4,7 @@
 
 import { resolve as resolvePath } from "node:path";
 import type { OpenAPI } from "openapi-types";
-import type { ActionDefinition } from "../catalog/actions.js";
+import type { ActionDefinition } from "../catalog/action-definition.js";
 import { messageOf, UserError } from "../catalog/errors.js";
 import type { SourceText } from "./source-text.js";
 
