@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import { loadCatalog } from "../dist/index.js";
-import { Validator } from "../dist/runtime/validate.js";
+import { Validator } from "../dist/runtime/checks/validate.js";
 import { GITHUB_SPEC } from "./corpus-check.mjs";
 import { templateOf } from "./github-values.mjs";
 import { GithubWorld } from "./github-world.mjs";

@@ -11,7 +11,7 @@ import { median, printMachine } from "./report.mjs";
 const { values: options } = parseArgs({ options: { rounds: { type: "string", default: "15" } } });
 const ROUNDS = Number(options.rounds);
 const root = new URL("..", import.meta.url).pathname;
-const { Masker } = await import(`${root}dist/runtime/secrets.js`);
+const { Masker } = await import(`${root}dist/runtime/secrets/secrets.js`);
 
 const SECRETS = ["sk_live_51HqLyjWDarjtT1zdp7dc", "canary-7f3a9d2b+SECRET/=x", "alice:pw-secret-77e1"];
 const MiB = 1024 * 1024;

@@ -13,13 +13,13 @@ import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { RateLimiter } from "../dist/runtime/rate-limit.js";
-import { connectRedis } from "../dist/runtime/state/redis.js";
-import { RedisRateLimiter } from "../dist/runtime/state/redis-limiter.js";
+import { RateLimiter } from "../dist/runtime/limits/rate-limit.js";
+import { connectRedis } from "../dist/runtime/shared/redis.js";
+import { RedisRateLimiter } from "../dist/runtime/shared/redis-limiter.js";
 import { createServer as createHttpServer } from "node:http";
-import { TokenProvider } from "../dist/runtime/oauth.js";
-import { Sealer } from "../dist/runtime/state/sealed.js";
-import { SharedTokenProvider } from "../dist/runtime/state/shared-tokens.js";
+import { TokenProvider } from "../dist/runtime/credentials/oauth.js";
+import { Sealer } from "../dist/runtime/shared/sealed.js";
+import { SharedTokenProvider } from "../dist/runtime/shared/shared-tokens.js";
 import { throughput, upstreamAndSpec } from "./replicas-throughput.mjs";
 
 const { values } = parseArgs({

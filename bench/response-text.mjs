@@ -12,9 +12,9 @@ import { median, printMachine } from "./report.mjs";
 const { values: options } = parseArgs({ options: { rounds: { type: "string", default: "15" } } });
 const ROUNDS = Number(options.rounds);
 const root = new URL("..", import.meta.url).pathname;
-const { mapResponse } = await import(`${root}dist/runtime/response.js`);
-const { ResponseText } = await import(`${root}dist/runtime/response-text.js`);
-const { Validator } = await import(`${root}dist/runtime/validate.js`);
+const { mapResponse } = await import(`${root}dist/runtime/http/response.js`);
+const { ResponseText } = await import(`${root}dist/runtime/http/response-text.js`);
+const { Validator } = await import(`${root}dist/runtime/checks/validate.js`);
 
 const MiB = 1024 * 1024;
 const TAG = String.fromCodePoint(0xe0041);

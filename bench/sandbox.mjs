@@ -1,4 +1,4 @@
-// Code mode's sandbox (src/runtime/sandbox): what a run costs before the script does anything, and what each
+// Code mode's sandbox (src/runtime/modes/sandbox): what a run costs before the script does anything, and what each
 // `api` call adds. Start: runScript("return 1") from the call to its outcome on a warm pool (a fresh WebAssembly
 // instance, QuickJS runtime and context, the prelude, the script, the JSON copy out). Per call: a script making
 // N sequential api calls against an api that answers at once, minus the same script making none, over N.
@@ -7,7 +7,7 @@
 // Run: npm run bench:sandbox   (or npm run build && node bench/sandbox.mjs [--rounds 200] [--calls 100])
 
 import { parseArgs } from "node:util";
-import { runScript, warmSandbox } from "../dist/runtime/sandbox/run-script.js";
+import { runScript, warmSandbox } from "../dist/runtime/modes/sandbox/run-script.js";
 import { printMachine, recordSummary } from "./report.mjs";
 
 const { values } = parseArgs({

@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { loadCatalog } from "../dist/index.js";
-import { ToolSearch } from "../dist/runtime/search.js";
-import { toolText } from "../dist/runtime/tool-text.js";
+import { ToolSearch } from "../dist/runtime/modes/search/search.js";
+import { toolText } from "../dist/runtime/modes/search/tool-text.js";
 import { evaluate, readTasks, TASK_SETS } from "./search-eval.mjs";
 
 const { values: options } = parseArgs({

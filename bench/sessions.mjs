@@ -134,7 +134,7 @@ async function flood() {
 
 async function memory() {
   const count = Number(options.sessions);
-  const { serve } = await import(`${root}dist/serve.js`);
+  const { serve } = await import(`${root}dist/app/serve.js`);
   const running = await serve(`${root}examples/petstore.openapi.yaml`, {
     transport: "http",
     port: 0,

@@ -8,7 +8,7 @@
 
 import { parseArgs } from "node:util";
 import { isUserError } from "../dist/index.js";
-import { setUpEngine } from "../dist/setup.js";
+import { setUpEngine } from "../dist/app/setup.js";
 import { directorySpecs } from "./corpus-check.mjs";
 
 const { values: args } = parseArgs({

@@ -1,6 +1,6 @@
 // The public library API: everything the CLI does is reachable from here.
 
-export type { ActionDefinition } from "./catalog/actions.js";
+export type { ActionDefinition } from "./catalog/action-definition.js";
 export type { ApiDocument } from "./catalog/document.js";
 export { isUserError, OpenApiMcpError, UserError } from "./catalog/errors.js";
 export { globToRegExp, parseFilter } from "./catalog/filter.js";
@@ -16,16 +16,16 @@ export type { CatalogSource, DocumentSource, LoadOptions } from "./load/index.js
 export { detectKind, loadCatalog } from "./load/index.js";
 export type { CacheOptions, CatalogLoad } from "./load/cache.js";
 export { loadCatalogCached } from "./load/cache.js";
-export type { CallOptions, CallReport } from "./call.js";
-export { callTool } from "./call.js";
+export type { CallOptions, CallReport } from "./app/call.js";
+export { callTool } from "./app/call.js";
 export type { EngineOptions } from "./runtime/engine.js";
 export { Engine } from "./runtime/engine.js";
-export type { ServeMode } from "./runtime/dynamic.js";
-export { DynamicProvider } from "./runtime/dynamic.js";
-export { CodeProvider } from "./runtime/code-mode.js";
-export type { ScriptLimits } from "./runtime/sandbox/run-script.js";
-export type { SearchHit } from "./runtime/search.js";
-export { ToolSearch } from "./runtime/search.js";
+export type { ServeMode } from "./runtime/modes/dynamic.js";
+export { DynamicProvider } from "./runtime/modes/dynamic.js";
+export { CodeProvider } from "./runtime/modes/code-mode.js";
+export type { ScriptLimits } from "./runtime/modes/sandbox/script.js";
+export type { SearchHit } from "./runtime/modes/search/search.js";
+export { ToolSearch } from "./runtime/modes/search/search.js";
 export type {
   ContentBlock,
   OutputValidation,
@@ -34,5 +34,5 @@ export type {
   ToolProvider,
   ToolResult,
 } from "./runtime/types.js";
-export type { RunningServer, ServeOptions } from "./serve.js";
-export { serve } from "./serve.js";
+export type { RunningServer, ServeOptions } from "./app/serve-options.js";
+export { serve } from "./app/serve.js";

@@ -2,7 +2,7 @@
 // reading methods and a body built from the remaining arguments for the others.
 
 import { ArgumentNames, isSafeArgument, renamedMessage, safeArgument } from "./argument-names.js";
-import type { ActionSpec } from "./actions.js";
+import type { ActionSpec } from "./action-definition.js";
 import { isReservedHeader } from "./http-headers.js";
 import { fileSchema, isBinary, shapeOf } from "./inputs.js";
 import { bodyKind } from "./media-type.js";

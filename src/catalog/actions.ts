@@ -2,6 +2,7 @@
 // arguments are placed by action-arguments.ts.
 
 import { placeArguments } from "./action-arguments.js";
+import type { ActionDefinition, ActionSpec } from "./action-definition.js";
 import { addSourceCredentials, credentialIds, definedNames, everyToolRequirement } from "./auth.js";
 import type { CatalogBuilder, SourceSettings } from "./builder.js";
 import { describeTool, titleFor } from "./builder.js";
@@ -11,58 +12,13 @@ import { asObjectSchema } from "./outputs.js";
 import type { SchemaConverter } from "./schema/convert.js";
 import type { CredentialOverride } from "./security.js";
 import { addSourceTool, descriptionOr, toolReport } from "./tool-builder.js";
-import type {
-  CredentialScheme,
-  HttpMethod,
-  ParameterLocation,
-  RateLimit,
-  SecurityRequirement,
-  ValueSource,
-} from "./types.js";
-
-export type ActionAuth =
-  | { type: "none" }
-  | { type: "apiKey"; in: "header" | "query" | "cookie"; name: string; value: string }
-  | { type: "bearer"; token: string }
-  | { type: "basic"; username: string; password: string }
-  | { type: "oauth2"; tokenUrl: string; clientId: string; clientSecret: string; scopes?: string[] };
-
-export interface ActionSpec {
-  name: string;
-  title?: string;
-  description?: string;
-  tags?: string[];
-  method: string;
-  path: string;
-  inputSchema?: Record<string, unknown>;
-  outputSchema?: Record<string, unknown> | boolean;
-  /** A location, or a location and the name to use on the wire. */
-  in?: Record<string, Placement | { in: Placement; name?: string }>;
-  contentType?: string;
-  headers?: Record<string, string>;
-  rateLimit?: RateLimit;
-  approval?: boolean;
-}
-
-export interface ActionDefinition {
-  name: string;
-  description?: string;
-  version?: string | number;
-  baseUrl: string;
-  auth?: ActionAuth;
-  headers?: Record<string, string>;
-  rateLimit?: RateLimit;
-  schemas?: Record<string, unknown>;
-  actions: ActionSpec[];
-}
+import type { CredentialScheme, HttpMethod, SecurityRequirement, ValueSource } from "./types.js";
 
 export interface ActionSource extends SourceSettings {
   kind: "actions";
   file: string;
   definition: ActionDefinition;
 }
-
-type Placement = ParameterLocation | "body";
 
 const VARIABLE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 

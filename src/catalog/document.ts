@@ -135,7 +135,7 @@ export type ApiSecurityScheme =
       /** Flow names present (clientCredentials, authorizationCode, implicit, password). */
       flows: string[];
       clientCredentials?: { tokenUrl: string; scopes: string[] };
-      /** Where a person signs in (per-user sign-in, runtime/sign-in.ts), when the document has this flow. */
+      /** Where a person signs in (per-user sign-in, runtime/sign-in/sign-in.ts), when the document has this flow. */
       authorizationCode?: AuthorizationCodeFlow;
       description?: string;
     }

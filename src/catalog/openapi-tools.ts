@@ -1,18 +1,13 @@
 // Tools from a version-neutral OpenAPI document: one per operation that its `x-mcp` keeps and the filters pass.
 
 import { addSourceCredentials, credentialIds, definedNames, envNames, everyToolRequirement } from "./auth.js";
-import type { CatalogBuilder, SourceSettings } from "./builder.js";
-import type { ApiDocument } from "./document.js";
+import type { CatalogBuilder } from "./builder.js";
 import { inputCache } from "./inputs.js";
 import { baseToolName, holdOwnNames } from "./naming.js";
+import type { OpenApiSource } from "./openapi-source.js";
 import { addOperationTool, type DocumentAuth, type OperationCandidate } from "./operation-tool.js";
 import { credentialsFromDocument } from "./security.js";
 import { checkChosenNames, requestedName } from "./tool-overrides.js";
-
-export interface OpenApiSource extends SourceSettings {
-  kind: "openapi";
-  document: ApiDocument;
-}
 
 export function addOpenApiSource(builder: CatalogBuilder, source: OpenApiSource): void {
   const { document, id } = source;

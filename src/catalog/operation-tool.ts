@@ -5,7 +5,7 @@ import { describeTool, inputObject, titleFor } from "./builder.js";
 import type { ApiOperation } from "./document.js";
 import { buildInputs, type InputCache } from "./inputs.js";
 import type { NameChoice } from "./naming.js";
-import type { OpenApiSource } from "./openapi-tools.js";
+import type { OpenApiSource } from "./openapi-source.js";
 import { buildOutput } from "./outputs.js";
 import { parseRateLimit } from "./rate-limit.js";
 import type { SchemaConverter } from "./schema/convert.js";

@@ -7,7 +7,7 @@
 import type { SecretAssignments } from "./secret-assignments.js";
 import type { CredentialScheme, Tool, ValueSource } from "./types.js";
 
-/** `${file:PATH}` and `${cmd:NAME}` (runtime/secret-references.ts reads them). */
+/** `${file:PATH}` and `${cmd:NAME}` (runtime/secrets/secret-references.ts reads them). */
 export const SECRET_REFERENCE = /\$\{(file|cmd):([^}]+)\}/g;
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -13,7 +13,7 @@ export type CredentialValues =
       password?: string;
       clientId?: string;
       clientSecret?: string;
-      /** The value comes from each caller, not from here (runtime/user-credential-modes.ts). */
+      /** The value comes from each caller, not from here (runtime/credentials/user-credential-modes.ts). */
       perUser?: PerUserCredentials;
     };
 
@@ -61,7 +61,7 @@ export interface TokenExchangeSettings {
 /** A claim value a profile's `match` asks for: equal to the claim, or among its values when the claim is a list. */
 export type ClaimValue = string | number | boolean;
 
-/** What one profile (settings `profiles:`) lets the callers it matches see and do (runtime/profiles.ts). */
+/** What one profile (settings `profiles:`) lets the callers it matches see and do (runtime/profiles/profiles.ts). */
 export interface ProfileSettings {
   /** Claim name (or dotted path) -> the value(s) it must have; every entry must hold. Absent: only as the default. */
   match?: Record<string, ClaimValue | ClaimValue[]>;

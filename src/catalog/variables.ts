@@ -6,7 +6,7 @@ import { UserError } from "./errors.js";
 export type Environment = Record<string, string | undefined>;
 
 /**
- * `${file:…}` and `${cmd:…}` are read when a call needs them (runtime/secret-sources.ts): where a value is expanded
+ * `${file:…}` and `${cmd:…}` are read when a call needs them (runtime/secrets/secret-sources.ts): where a value is expanded
  * once (base URLs, per-user modes' client secrets) they are refused rather than sent as written, unless `keep`.
  */
 export function expandVariables({

@@ -3,8 +3,8 @@
 // --audit-log. Lines arrive masked and bounded (the engine's safeRecord); the console masks its answers once more. A page waits for the next line by long polling
 // (`next`), so a call shows in the browser as its line is written, through the same JSON API as every other page.
 
-import type { AuditLog, AuditRecord } from "../runtime/audit.js";
-import { boundedRecord, jsonBytes, MAX_AUDIT_LINE_BYTES } from "../runtime/audit-line.js";
+import type { AuditLog, AuditRecord } from "../runtime/audit/audit-record.js";
+import { boundedRecord, jsonBytes, MAX_AUDIT_LINE_BYTES } from "../runtime/audit/audit-line.js";
 
 /** Lines kept: about 5 MB of typical lines; a busier hour shows its last 10,000 calls. */
 export const MAX_LINES = 10_000;

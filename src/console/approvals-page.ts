@@ -3,8 +3,8 @@
 // the client's question), who asked, when, and when it lapses; and the admin's decision, named on the call's audit
 // line as `console:<admin>`. Nothing is sent from here: a yes lets the waiting call go on through the engine.
 
-import { approvalMessage } from "../runtime/approval-message.js";
-import type { ApprovalQueue, QueuedApproval } from "../runtime/approval-queue.js";
+import { approvalMessage } from "../runtime/approvals/approval-message.js";
+import type { ApprovalQueue, QueuedApproval } from "../runtime/approvals/approval-queue.js";
 import type { Admin } from "./admins.js";
 import type { ConsolePage, PageAnswer, PageRequest } from "./page.js";
 

@@ -3,10 +3,10 @@
 // published (a dry run showing the exact request, secrets masked, or a real call through the engine's guard rails,
 // audited as the admin); then published into the registry (`serve --registry`), whose status the page shows too.
 
-import { describeRequest, secretsOf } from "../call.js";
+import { describeRequest, secretsOf } from "../runtime/secrets/masked-request.js";
 import { messageOf, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
-import type { Environment } from "../runtime/credentials.js";
+import type { Environment } from "../runtime/credentials/credentials.js";
 import type { Engine } from "../runtime/engine.js";
 import type { Draft } from "../registry/drafts.js";
 import { sourceNameProblem } from "../registry/source-name.js";

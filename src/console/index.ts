@@ -5,10 +5,10 @@
 
 import { UserError } from "../catalog/errors.js";
 import { isLoopbackHost } from "../catalog/url.js";
-import { secretsOf } from "../call.js";
-import type { Environment } from "../runtime/credentials.js";
+import { secretsOf } from "../runtime/secrets/masked-request.js";
+import type { Environment } from "../runtime/credentials/credentials.js";
 import type { HttpMount } from "../runtime/http-route.js";
-import type { ApprovalQueue } from "../runtime/approval-queue.js";
+import type { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
 import type { ActivityLog } from "./activity-log.js";
 import { ActivityPage } from "./activity-page.js";
 import { ApprovalsPage } from "./approvals-page.js";

@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ReadBody } from "../runtime/http-route.js";
-import { maskValue } from "../runtime/secrets.js";
+import { maskValue } from "../runtime/secrets/secrets.js";
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",

@@ -1,12 +1,12 @@
 // The Tools page's API: every tool of the catalog (denied ones too, marked so) with its class, policy, the profiles
 // that see it and what its listing entry costs a client in tokens; a search with dynamic mode's search (BM25 over
-// the same fields, runtime/search.ts); one tool in full, its schemas as tools/list gives them.
+// the same fields, runtime/modes/search/search.ts); one tool in full, its schemas as tools/list gives them.
 
 import { parseFilters, toolPasses } from "../catalog/filter.js";
 import { approximateTokens, Listing } from "../catalog/listing.js";
 import type { Catalog, Tool } from "../catalog/types.js";
 import type { Engine } from "../runtime/engine.js";
-import { ToolSearch } from "../runtime/search.js";
+import { ToolSearch } from "../runtime/modes/search/search.js";
 import type { ConsolePage, ConsoleView, PageAnswer } from "./page.js";
 
 /** Search results shown: more than a person reads, fewer than the whole catalog. */

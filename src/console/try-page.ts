@@ -4,8 +4,8 @@
 // A call whose policy is `approve` waits in the console's own approvals queue (whatever `approvals` routes agents'
 // calls to): it is sent once an admin approves it on the Approvals page, and the answer comes back here then.
 
-import { describeRequest, secretsOf } from "../call.js";
-import type { Environment } from "../runtime/credentials.js";
+import { describeRequest, secretsOf } from "../runtime/secrets/masked-request.js";
+import type { Environment } from "../runtime/credentials/credentials.js";
 import type { Caller } from "../runtime/types.js";
 import type { Admin } from "./admins.js";
 import { consoleName } from "./approvals-page.js";

@@ -30,7 +30,7 @@ const RENAMED: Record<string, string> = {
   gitignore: ".gitignore",
 };
 const RUNTIME_DEPENDENCIES = [
-  // Code mode's sandbox: QuickJS built for WebAssembly (runtime/sandbox/).
+  // Code mode's sandbox: QuickJS built for WebAssembly (runtime/modes/sandbox/).
   "@jitl/quickjs-wasmfile-release-sync",
   "@modelcontextprotocol/server",
   "ajv",
@@ -38,7 +38,7 @@ const RUNTIME_DEPENDENCIES = [
   "jose",
   "quickjs-emscripten-core",
   "re2js",
-  // Loaded only when --state names a Redis (runtime/state/redis.ts).
+  // Loaded only when --state names a Redis (runtime/shared/redis.ts).
   "redis",
   "undici",
   "yaml",

@@ -14,15 +14,15 @@ const SCHEMA_ROOT = fileURLToPath(new URL("../../schemas/", import.meta.url));
 export const RUNTIME_ENTRIES = [
   "runtime/start.ts",
   "runtime/view.ts",
-  "runtime/dynamic.ts",
-  "runtime/code-mode.ts",
-  "runtime/profiled.ts",
+  "runtime/modes/dynamic.ts",
+  "runtime/modes/code-mode.ts",
+  "runtime/profiles/profiled.ts",
   "runtime/settings.ts",
-  "runtime/user-credential-modes.ts",
-  "runtime/state/shared-state.ts",
+  "runtime/credentials/user-credential-modes.ts",
+  "runtime/shared/shared-state.ts",
   // Code mode's sandbox; its worker is started from a file, not imported, so it is named here.
-  "runtime/sandbox/run-script.ts",
-  "runtime/sandbox/worker.ts",
+  "runtime/modes/sandbox/run-script.ts",
+  "runtime/modes/sandbox/worker.ts",
   "server/index.ts",
   "load/settings.ts",
 ];

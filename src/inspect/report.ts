@@ -34,7 +34,7 @@ export interface CredentialSummary {
   obtained?: string;
 }
 
-/** A scheme's per-user mode by scheme id, as the settings file sets it (runtime/user-credential-modes.ts). */
+/** A scheme's per-user mode by scheme id, as the settings file sets it (runtime/credentials/user-credential-modes.ts). */
 export type CredentialModes = Readonly<Record<string, { mode: string; description: string }>>;
 
 export interface InspectReport {

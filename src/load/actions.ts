@@ -1,7 +1,7 @@
 // Custom action definitions: checked against schemas/action-definition.schema.json (their schemas against JSON
 // Schema 2020-12) and against the rules a schema cannot state (action-rules.ts), all in one round.
 
-import type { ActionDefinition } from "../catalog/actions.js";
+import type { ActionDefinition } from "../catalog/action-definition.js";
 import { isObject } from "../catalog/pointer.js";
 import { actionRuleProblems } from "./action-rules.js";
 import type { Parsed } from "./parse.js";

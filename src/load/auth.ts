@@ -39,7 +39,7 @@ export function parseAuthOption(text: string, env: Environment): AuthOption {
       message: `--auth ${known ? `${kind}:…` : "value"}: ${why}; the forms are ${FORMS}, optionally after source-id= (e.g. cars=bearer:CARS_TOKEN), where VAR names an environment variable`,
     });
   const variable = (name: string | undefined): ValueSource => {
-    // `file:PATH` and `cmd:NAME`, read when a call needs them (runtime/secret-sources.ts).
+    // `file:PATH` and `cmd:NAME`, read when a call needs them (runtime/secrets/secret-sources.ts).
     if (name !== undefined && /^(file|cmd):./.test(name)) return { value: `\${${name}}` };
     if (name === undefined || !VARIABLE.test(name))
       throw bad("a variable name has letters, digits and '_' and does not start with a digit");

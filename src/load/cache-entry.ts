@@ -9,7 +9,7 @@
 
 import type { Catalog, JsonSchema } from "../catalog/types.js";
 import { catalogProblem, schemasProblem } from "./catalog-shape.js";
-import { digestOf } from "./reads.js";
+import { digestOf } from "./recorded-reads.js";
 
 const MAGIC = "openapi-mcp catalog cache 2";
 const NEWLINE = 0x0a;

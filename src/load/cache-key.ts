@@ -3,13 +3,13 @@
 // working directory (relative paths are shown as given and resolved from it) and the code that builds catalogs:
 // our version, and the size and time of every file of the loader and catalog, so a rebuilt or edited install
 // makes new entries. What a load reads besides the sources is not known before it: the entry lists those reads
-// (reads.ts) and is used only while they are unchanged.
+// (recorded-reads.ts) and is used only while they are unchanged.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoadOptions } from "./sources.js";
-import { digestOf } from "./reads.js";
+import { digestOf } from "./recorded-reads.js";
 
 /**
  * Whether each load option can change the catalog. Every option is named (the compiler sees to it), so a new one

@@ -14,8 +14,9 @@ import { cacheDirectory } from "./cache-dir.js";
 import { decodeEntry, type Entry, type EntryHeader, entryBody } from "./cache-entry.js";
 import { cacheKey, type KeyedSource } from "./cache-key.js";
 import { writeEntry } from "./cache-write.js";
-import { readSource, type SourceText } from "./read.js";
-import { digestOf, type ReadLog, recordReads } from "./reads.js";
+import { readSource } from "./read-source.js";
+import type { SourceText } from "./source-text.js";
+import { digestOf, type ReadLog, recordReads } from "./recorded-reads.js";
 import type { LoadOptions } from "./sources.js";
 
 export interface CacheOptions {
@@ -158,7 +159,7 @@ async function readSources(
       ? await readSource(source, options.allowInsecureHttp ? { allowInsecureHttp: true } : {}).catch(() => undefined)
       : readLocalSync(source);
     if (!text) return undefined;
-    // Where the loader looks for it (reads.ts): the URL as given, or the file's absolute path.
+    // Where the loader looks for it (recorded-reads.ts): the URL as given, or the file's absolute path.
     const location = isUrl(source) ? source : text.location;
     texts.set(location, text);
     keyed.push({ given: source, location, digest: digestOf(text.bytes) });

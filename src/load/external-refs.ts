@@ -10,9 +10,9 @@ import { isObject, joinPointer } from "../catalog/pointer.js";
 import { isAllowedScheme, isUrl } from "../catalog/url.js";
 import { type Confinement, confinedProblem, isInside } from "./confined.js";
 import { parseText, refuseTooDeep } from "./parse.js";
-import type { SourceOrigin } from "./read.js";
-import { readSource } from "./read.js";
-import { noteRead } from "./reads.js";
+import type { SourceOrigin } from "./source-text.js";
+import { readSource } from "./read-source.js";
+import { noteRead } from "./recorded-reads.js";
 
 export interface RefPolicy {
   /** Directories files may be read from (the spec's own, plus any the user allowed). */

@@ -4,9 +4,9 @@
 
 import { resolve as resolvePath } from "node:path";
 import type { OpenAPI } from "openapi-types";
-import type { ActionDefinition } from "../catalog/actions.js";
+import type { ActionDefinition } from "../catalog/action-definition.js";
 import { messageOf, UserError } from "../catalog/errors.js";
-import type { SourceText } from "./read.js";
+import type { SourceText } from "./source-text.js";
 
 /** A source given as an object instead of a file path or URL. */
 export interface DocumentSource {

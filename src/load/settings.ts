@@ -4,7 +4,7 @@
 
 import type { Settings } from "../catalog/settings.js";
 import { parseBytes } from "./parse.js";
-import { readSource } from "./read.js";
+import { readSource } from "./read-source.js";
 import { refuse, schemaProblems } from "./schema-check.js";
 
 export async function readSettings(path: string): Promise<Settings> {

@@ -18,8 +18,8 @@ import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
 import type { ServerVariableInput } from "./openapi/servers.js";
 import { parseBytes } from "./parse.js";
 import { assignmentDiagnostics } from "./secret-assignment-check.js";
-import type { SourceOrigin } from "./read.js";
-import { readSource } from "./read.js";
+import type { SourceOrigin } from "./source-text.js";
+import { readSource } from "./read-source.js";
 import type { Environment } from "../catalog/variables.js";
 
 export interface LoadOptions {

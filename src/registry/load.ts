@@ -1,13 +1,13 @@
-// Loading a registry's sources from the bytes it read, not from the files again: what was validated is exactly
-// what is published, however the files change meanwhile, and a source whose newest text was refused keeps serving
-// its previous text (which is no longer on disk). The loader reads them through the catalog cache's hook (reads.ts)
+// Loading a registry's sources from the bytes it read, not from the files again: what was validated is exactly what is
+// published, however the files change meanwhile, and a source whose newest text was refused keeps serving its previous
+// text (which is no longer on disk). The loader reads them through the catalog cache's hook (../load/recorded-reads.ts)
 // under their own paths, so every message names the file as the user knows it.
 
 import { resolve } from "node:path";
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import { loadCatalog, type LoadOptions } from "../load/index.js";
-import { recordReads } from "../load/reads.js";
+import { recordReads } from "../load/recorded-reads.js";
 import { diagnosticError, type SourceError, thrownErrors } from "./status.js";
 
 /** A source's path (as messages show it) and the bytes of the version to load. */

@@ -3,22 +3,22 @@
 
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
-import type { AuditLog } from "./audit.js";
-import type { Environment } from "./credentials.js";
-import type { Dispatcher } from "./http.js";
-import type { InFlightGate } from "./in-flight.js";
-import type { TokenSource } from "./oauth.js";
+import type { AuditLog } from "./audit/audit-record.js";
+import type { Environment } from "./credentials/credentials.js";
+import type { Dispatcher } from "./http/client.js";
+import type { InFlightGate } from "./limits/in-flight.js";
+import type { TokenSource } from "./credentials/oauth.js";
 import type { RuntimeSettings } from "./options.js";
-import type { ApprovalQueue } from "./approval-queue.js";
-import type { ApprovalRoutes } from "./approval-routes.js";
-import type { Policies } from "./policy.js";
-import type { ProfileBudgets } from "./profile-budgets.js";
-import type { Limiter } from "./rate-limit.js";
-import type { RequestStates } from "./request-state.js";
-import type { SecretSources } from "./secret-sources.js";
+import type { ApprovalQueue } from "./approvals/approval-queue.js";
+import type { ApprovalRoutes } from "./approvals/approval-routes.js";
+import type { Policies } from "./approvals/policy.js";
+import type { ProfileBudgets } from "./profiles/profile-budgets.js";
+import type { Limiter } from "./limits/rate-limit.js";
+import type { RequestStates } from "./approvals/approval-states.js";
+import type { SecretSources } from "./secrets/secret-sources.js";
 import type { Caller, PreparedRequest, ToolResult } from "./types.js";
-import type { UserCredentialMap } from "./user-credentials.js";
-import type { Validator } from "./validate.js";
+import type { UserCredentialMap } from "./credentials/user-credentials.js";
+import type { Validator } from "./checks/validate.js";
 
 /** The engine's settings from the options table, plus what a program or a test wires in. */
 export interface EngineOptions
@@ -69,7 +69,7 @@ export interface EngineOptions
    * Default: a random key of this process, used nonces in memory, the approval timeout as lifetime.
    */
   requestStates?: RequestStates;
-  /** Where rate limits are counted: shared by replicas (state/shared-state.ts); default this process's memory. */
+  /** Where rate limits are counted: shared by replicas (shared/shared-state.ts); default this process's memory. */
   limiter?: Limiter;
   /** Schemes whose value depends on the caller (user-credentials.ts), by scheme id. */
   userCredentials?: UserCredentialMap;

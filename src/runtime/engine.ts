@@ -7,31 +7,32 @@ import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import { toolSecrets, unassignedUse } from "../catalog/secret-reads.js";
 import type { Catalog, Tool } from "../catalog/types.js";
-import { type AuditOutcome, loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit.js";
-import { askApproval, routeOf } from "./approval-routes.js";
-import { argumentDigest } from "./canonical-json.js";
+import { loggedArguments, loggedUrl, safeRecord, sensitiveValues } from "./audit/audit.js";
+import type { AuditOutcome } from "./audit/audit-record.js";
+import { askApproval, routeOf } from "./approvals/approval-routes.js";
+import { argumentDigest } from "./approvals/canonical-json.js";
 import {
   applyCredentials,
   describeAlternatives,
   type Environment,
   missingCredentials,
   sharedSecretSources,
-} from "./credentials.js";
-import { type UserCredentialMap, UserCredentialsMissing } from "./user-credentials.js";
+} from "./credentials/credentials.js";
+import { type UserCredentialMap, UserCredentialsMissing } from "./credentials/user-credentials.js";
 import { formatDuration } from "./durations.js";
-import { profileBudgetKeys } from "./profile-budgets.js";
-import { type Admission, InFlightGate, type InFlightCaps } from "./in-flight.js";
-import { inFlightCaps, refusalMessage } from "./in-flight-caps.js";
-import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http.js";
+import { profileBudgetKeys } from "./profiles/profile-budgets.js";
+import { type Admission, InFlightGate, type InFlightCaps } from "./limits/in-flight.js";
+import { inFlightCaps, refusalMessage } from "./limits/in-flight-caps.js";
+import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "./http/client.js";
 import {
   clipText,
   DEFAULT_MAX_ARGUMENT_VALUES,
   DEFAULT_MAX_ARRAY_ITEMS,
   measureArguments,
   QUOTED_NAME_CHARS,
-} from "./limits.js";
-import { listMismatches } from "./mismatches.js";
-import { TokenProvider, type TokenSource } from "./oauth.js";
+} from "./checks/bounds.js";
+import { listMismatches } from "./checks/mismatches.js";
+import { TokenProvider, type TokenSource } from "./credentials/oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import {
   DEFAULT_POLICIES,
@@ -40,15 +41,15 @@ import {
   parsePolicies,
   type Resolved,
   resolve as resolvePolicy,
-} from "./policy.js";
-import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./rate-limit.js";
-import { RateLimitGate } from "./request-gate.js";
-import { buildRequest } from "./request.js";
-import { errorResult, mapResponse } from "./response.js";
-import { maskResponse } from "./masked-response.js";
-import { ResponseText } from "./response-text.js";
-import { Masker, maskText, maskValue } from "./secrets.js";
-import { childTrace, parseTraceparent } from "./trace-context.js";
+} from "./approvals/policy.js";
+import { type Limiter, RateLimiter, type RateLimitKey, sourceKey, toolKey } from "./limits/rate-limit.js";
+import { RateLimitGate } from "./limits/request-gate.js";
+import { buildRequest } from "./http/request.js";
+import { errorResult, mapResponse } from "./http/response.js";
+import { maskResponse } from "./secrets/masked-response.js";
+import { ResponseText } from "./http/response-text.js";
+import { Masker, maskText, maskValue } from "./secrets/secrets.js";
+import { childTrace, parseTraceparent } from "./http/trace-context.js";
 import {
   type ApprovalAnswer,
   type ApprovalRequest,
@@ -63,11 +64,11 @@ import {
   type ToolProvider,
   type ToolResult,
 } from "./types.js";
-import { placeOf, Validator } from "./validate.js";
-import { SecretUnavailable } from "./secret-references.js";
-import type { SecretSources } from "./secret-sources.js";
-import { RequestStates } from "./request-state.js";
-import { stateRefusalMessage } from "./state-refusals.js";
+import { placeOf, Validator } from "./checks/validate.js";
+import { SecretUnavailable } from "./secrets/secret-references.js";
+import type { SecretSources } from "./secrets/secret-sources.js";
+import { RequestStates } from "./approvals/approval-states.js";
+import { stateRefusalMessage } from "./approvals/approval-state-refusals.js";
 
 import type { CallerInFlight, EngineOptions, EngineProfile, Shared } from "./engine-options.js";
 
@@ -604,7 +605,7 @@ export class Engine implements ToolProvider {
     const keys = [...this.rateLimitKeys(prepared.tool), ...budgets.keys];
     const describe = (key: string): string =>
       budgets.shown.get(key) ?? `the rate limit for ${key.replace(/^source:$/, "this API")}`;
-    // A place under the limits, counted from when the request leaves (./rate-limit.ts says why and proves it).
+    // A place under the limits, counted from when the request leaves (./limits/rate-limit.ts says why and proves it).
     const admission = await this.limiter.reserve({ keys });
     if (!admission.ok && "unavailable" in admission) {
       // A shared limit nobody can check is not a limit: send nothing (--state-fail open chooses otherwise).
@@ -872,4 +873,4 @@ async function expandStaticHeaders({
   }
   return { headers: expanded, values, references };
 }
-export type { ProfileBudgets } from "./profile-budgets.js";
+export type { ProfileBudgets } from "./profiles/profile-budgets.js";

@@ -9,11 +9,12 @@ import {
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-} from "./in-flight.js";
-import type { DenyMode } from "./policy.js";
-import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./sandbox/run-script.js";
-import { DEFAULT_SCRIPT_QUEUE, type ScriptQueueLimits } from "./sandbox/turns.js";
-import type { SecretCommand } from "./secret-commands.js";
+} from "./limits/in-flight.js";
+import type { DenyMode } from "./approvals/policy.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./modes/sandbox/script.js";
+import { DEFAULT_SCRIPT_QUEUE } from "./modes/sandbox/turns.js";
+import type { ScriptQueueLimits } from "./modes/sandbox/script.js";
+import type { SecretCommand } from "./secrets/secret-commands.js";
 import type { OutputValidation } from "./types.js";
 
 /** What an option's value must be. Lists may be repeated on the command line, comma-separated in the environment. */
@@ -70,7 +71,7 @@ export {
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-} from "./in-flight.js";
+} from "./limits/in-flight.js";
 
 const HTTP = "HTTP: ";
 const FILTERS = { type: "array", items: { $ref: "#/$defs/filter" } };
@@ -680,7 +681,7 @@ export interface RuntimeSettings {
   deniedTools?: DenyMode;
   /** How long a human has to approve a call (default 5 minutes); no answer means no. */
   approvalTimeoutMs?: number;
-  /** `memory` or a Redis URL; what to do when Redis is unreachable at start and while serving (state/shared-state.ts). */
+  /** `memory` or a Redis URL; what to do when Redis is unreachable at start and while serving (shared/shared-state.ts). */
   state?: string;
   stateFallback?: "memory";
   stateFail?: "closed" | "open";

@@ -6,7 +6,7 @@
 import { type OpenApiMcpError, UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { Engine } from "./engine.js";
-import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
+import { DEFAULT_POLICIES, parsePolicies } from "./approvals/policy.js";
 import { checkCatalog, type StartOptions } from "./start.js";
 
 const CLASSES = new Set(["read", "write", "destructive"]);

@@ -4,17 +4,18 @@
 
 import { UserError } from "../catalog/errors.js";
 import { plural } from "../catalog/plural.js";
-import { type AuditLog, openAuditLog } from "./audit.js";
-import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials.js";
+import { openAuditLog } from "./audit/audit.js";
+import type { AuditLog } from "./audit/audit-record.js";
+import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials/credentials.js";
 import { Engine, type EngineOptions } from "./engine.js";
-import { checkUpstreamUrls } from "./https.js";
+import { checkUpstreamUrls } from "./http/https.js";
 import { defined } from "./defined.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
-import { RequestStates } from "./request-state.js";
-import { checkSecretReferences } from "./secret-check.js";
-import { SecretSources } from "./secret-sources.js";
-import { DEFAULT_POLICIES, parsePolicies } from "./policy.js";
-import type { UsedNonces } from "./used-nonces.js";
+import { RequestStates } from "./approvals/approval-states.js";
+import { checkSecretReferences } from "./secrets/secret-check.js";
+import { SecretSources } from "./secrets/secret-sources.js";
+import { DEFAULT_POLICIES, parsePolicies } from "./approvals/policy.js";
+import type { UsedNonces } from "./approvals/used-nonces.js";
 
 /** The engine's settings (the options table's, merged with a settings file) and what the program wires in. */
 export interface StartOptions

@@ -4,8 +4,8 @@
 import { OpenApiMcpError } from "../catalog/errors.js";
 import type { ListedTool } from "../catalog/listing.js";
 import type { ToolAnnotations } from "../catalog/types.js";
-import type { IncomingTrace } from "./trace-context.js";
-import type { SignInAnswer, SignInPrompt } from "./user-credentials.js";
+import type { IncomingTrace } from "./http/trace-context.js";
+import type { SignInAnswer, SignInPrompt } from "./credentials/sign-in-prompt.js";
 
 export type ContentBlock =
   | { type: "text"; text: string }

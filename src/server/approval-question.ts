@@ -3,7 +3,7 @@
 // (2026-07-28 clients, input-required.ts), so the same message, form and default timeout reach either.
 
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/server";
-import { approvalMessage } from "../runtime/approval-message.js";
+import { approvalMessage } from "../runtime/approvals/approval-message.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../runtime/types.js";
 

@@ -7,12 +7,12 @@
 // see it, and nothing is ever derived from caller-supplied tenant or org headers. It is kept beside the verified
 // caller (caller.ts) only for an upstream RFC 8693 token exchange, which sends it to the identity provider alone.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { type AuthConfig, authConfigError } from "./auth-config.js";
-import { type ChallengeContext, isAuthRefusal, type RefusalAnswer, refusalAnswer } from "./auth-refusals.js";
+import { isAuthRefusal, refusalAnswer } from "./auth-refusals.js";
 import { bearerToken, stripAuthorization } from "./bearer.js";
 import { ProtectedResource } from "./protected-resource.js";
 import { StaticTokens } from "./static-tokens.js";
+import type { AuthMode, EndpointAuth } from "./auth-mode.js";
 
 export type { AuthConfig, OAuthResourceAuthConfig, StaticTokenAuthConfig } from "./auth-config.js";
 export { grantedScopes } from "./access-token.js";
@@ -21,43 +21,12 @@ export { parseAuthorization, stripAuthorization } from "./bearer.js";
 export { metadataCandidates } from "./issuer-discovery.js";
 export { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadataUrl } from "./resource-config.js";
 
-/** Who a request was made by, once its token is accepted. Never holds the token. */
-export interface Principal {
-  /** Stable per caller: a session is bound to the principal that opened it. */
-  key: string;
-  /** What profiles match on: a JWT's verified payload; for a static token, which one it is. */
-  claims: Record<string, unknown>;
-  issuer?: string;
-  subject?: string;
-  clientId?: string;
-  scopes: string[];
-}
-
-/** An accepted request: its caller, and the token itself, kept only for an RFC 8693 exchange (types.ts, Caller). */
-export type AuthResult = { ok: true; principal: Principal; token: string } | ({ ok: false } & RefusalAnswer);
-
-export interface EndpointAuth {
-  /** Checks a request to the MCP endpoint; on success the Authorization header is removed from `req`. */
-  authenticate(req: IncomingMessage): Promise<AuthResult>;
-  /** Answers the public routes auth adds (the protected-resource metadata); false when `path` is not one of them. */
-  servePublic({ req, res, path }: { req: IncomingMessage; res: ServerResponse; path: string }): boolean;
-  /** Starts what can be started ahead of the first request (key discovery); failures are logged, not thrown. */
-  warmUp(): void;
-}
-
 export interface EndpointAuthOptions {
   /** Where `tokenEnv` is read. Default: `process.env`. */
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
   /** The local path of the MCP endpoint, whose metadata route is served beside the resource's own. */
   endpointPath?: string;
-}
-
-/** One way of authenticating: who made a request, or the refusal (auth-refusals.ts) of the first check it fails. */
-export interface AuthMode extends Omit<EndpointAuth, "authenticate"> {
-  verify(req: IncomingMessage): Promise<Principal>;
-  /** What the mode's challenges say beside the error (RFC 6750 §3). */
-  readonly challenge: ChallengeContext;
 }
 
 /** Builds the endpoint's authentication from its config; a bad config or a missing variable throws a UserError. */

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import type { AuthInfo, ServerContext } from "@modelcontextprotocol/server";
 import type { Caller } from "../runtime/types.js";
-import type { Principal } from "./auth.js";
+import type { Principal } from "./auth-mode.js";
 
 /** Where the caller rides in AuthInfo's `extra`. */
 const CALLER = "openapi-mcp/caller";

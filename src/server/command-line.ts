@@ -6,19 +6,12 @@
 import { parseArgs } from "node:util";
 import { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
-import type { ServeMode } from "../runtime/dynamic.js";
+import type { ServeMode } from "../runtime/modes/dynamic.js";
 import { DEFAULT_HOST, DEFAULT_PORT, type RuntimeOption } from "../runtime/options.js";
-import { nearMatches } from "../runtime/policy.js";
+import { nearMatches } from "../runtime/approvals/policy.js";
 import { SERVER_OPTIONS } from "./options.js";
-import {
-  choiceList,
-  environmentValues,
-  fromSettings,
-  type Given,
-  type OptionValues,
-  optionError,
-  readOptionValues,
-} from "./option-values.js";
+import { choiceList, environmentValues, fromSettings, type OptionValues, readOptionValues } from "./option-values.js";
+import { type Given, optionError } from "./option-given.js";
 
 /** The options a generated server runs with: what was given, and the table's defaults for the rest it serves with. */
 export interface ServerSettings extends OptionValues {

@@ -16,7 +16,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { ProfileRefused } from "../runtime/profiles.js";
+import { ProfileRefused } from "../runtime/profiles/profiles.js";
 import type { Caller } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";

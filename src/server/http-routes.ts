@@ -15,7 +15,7 @@ import {
   type RouteRequest,
 } from "../runtime/http-route.js";
 import type { Caller } from "../runtime/types.js";
-import type { EndpointAuth } from "./auth.js";
+import type { EndpointAuth } from "./auth-mode.js";
 import { type BodyBudget, bodyRefusal, readBody, type RequestLimits } from "./bodies.js";
 import { callerOf } from "./caller.js";
 import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";

@@ -44,7 +44,7 @@ export interface HttpOptions extends ServerIdentity {
   requests?: RequestLimits;
   /** How the user sets the port and the host, named when they cannot be used. Default `--port`, `--host`. */
   optionNames?: AddressOptionNames;
-  /** Routes beside the MCP endpoint (the per-user sign-in's callback and sign-out, runtime/sign-in-callback.ts). */
+  /** Routes beside the MCP endpoint (the per-user sign-in's callback and sign-out, runtime/sign-in/sign-in-callback.ts). */
   routes?: readonly HttpRoute[];
   /** Parts with their own pages under a path prefix (the console, served by `openapi-mcp serve --console`). */
   mounts?: readonly HttpMount[];

@@ -1,13 +1,7 @@
 // The MCP binding: the one module that imports the MCP SDK.
 
-export type {
-  AuthConfig,
-  AuthResult,
-  EndpointAuth,
-  OAuthResourceAuthConfig,
-  Principal,
-  StaticTokenAuthConfig,
-} from "./auth.js";
+export type { AuthConfig, OAuthResourceAuthConfig, StaticTokenAuthConfig } from "./auth.js";
+export type { AuthResult, EndpointAuth, Principal } from "./auth-mode.js";
 export { createEndpointAuth, protectedResourceMetadataUrl } from "./auth.js";
 export { CallTracker, ShutdownError } from "./calls.js";
 export type { ServerSettings } from "./command-line.js";

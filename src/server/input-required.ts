@@ -1,9 +1,9 @@
 // Approval for a 2026-07-28 client (SEP-2322's input_required): that era has no request from server to client, so
 // a call that needs a person's yes is not kept waiting. It ends with an input_required result holding the question
 // (the same form and message older clients get as an elicitation request) and a signed, expiring request state
-// (runtime/request-state.ts). The client asks the person and calls again with the answer and the state, to this
-// process or any other holding the same --state-secret, and the engine resumes the call there: checked, then sent
-// only if approved.
+// (runtime/approvals/approval-states.ts). The client asks the person and calls again with the answer and the state,
+// to this process or any other holding the same --state-secret, and the engine resumes the call there: checked,
+// then sent only if approved.
 
 import {
   CLIENT_CAPABILITIES_META_KEY,

@@ -2,7 +2,7 @@
 // runtime's bounded send(), and a backoff that keeps a failing server from being asked again on every request.
 
 import { messageOf } from "../catalog/errors.js";
-import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "../runtime/http.js";
+import { send, sharedDispatcher, UpstreamFailure, type UpstreamResponse } from "../runtime/http/client.js";
 
 const FETCH_TIMEOUT_MS = 5_000;
 const MAX_DOCUMENT_BYTES = 1024 * 1024;

@@ -11,11 +11,11 @@ import {
   Server,
 } from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
-import { ProfileRefused } from "../runtime/profiles.js";
+import { ProfileRefused } from "../runtime/profiles/profiles.js";
 import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
-import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
+import { clipText, QUOTED_NAME_CHARS } from "../runtime/checks/bounds.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
-import type { SignInAnswer, SignInPrompt } from "../runtime/user-credentials.js";
+import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
 import {
   APPROVAL_SCHEMA,
   approvalMessage,

@@ -3,7 +3,7 @@
 // and generated servers, so both refuse the same things in the same words.
 
 import type { AuthConfig } from "./auth.js";
-import { type Given, optionError } from "./option-values.js";
+import { type Given, optionError } from "./option-given.js";
 
 export function endpointAuth({
   given,

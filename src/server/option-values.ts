@@ -3,21 +3,16 @@
 // the same values and refuse the same ones with the same words: a UserError (E_OPTION) naming the option, the
 // variable or the settings key the value came from.
 
-import { UserError } from "../catalog/errors.js";
+import type { UserError } from "../catalog/errors.js";
 import type { Settings } from "../catalog/settings.js";
-import type { ServeMode } from "../runtime/dynamic.js";
-import type { ScriptSettings } from "../runtime/code-turn.js";
+import type { ServeMode } from "../runtime/modes/dynamic.js";
+import type { ScriptSettings } from "../runtime/modes/code-turn.js";
 import { type OptionKind, RUNTIME_OPTIONS, type RuntimeOption, type RuntimeSettings } from "../runtime/options.js";
 import type { AuthConfig } from "./auth.js";
 import type { RequestLimits } from "./bodies.js";
 import { endpointAuth } from "./option-auth.js";
+import { type Given, optionError } from "./option-given.js";
 import type { SessionLimits } from "./sessions.js";
-
-/** An option's values, in order, and where they came from (`--port`, `MCP_PORT`, `settings.json#/maxSessions`). */
-export interface Given {
-  values: string[];
-  source: string;
-}
 
 /** What was given for an option, wherever it was given; undefined when nowhere. */
 export type GivenOption = (option: RuntimeOption) => Given | undefined;
@@ -142,10 +137,6 @@ export function checkValue({
 
 export function choiceList(list: readonly string[]): string {
   return list.length === 2 ? `${list[0]} or ${list[1]}` : `one of ${list.join(", ")}`;
-}
-
-export function optionError(message: string): UserError {
-  return new UserError({ code: "E_OPTION", message });
 }
 
 /** A variable's text as an option's values: a list is comma-separated, anything else is one value. */

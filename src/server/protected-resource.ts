@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JWTPayload } from "jose";
 import { checkIssuedAt, claimedIssuer, grantedScopes, verifiedClaims } from "./access-token.js";
-import type { AuthMode, Principal } from "./auth.js";
+import type { AuthMode, Principal } from "./auth-mode.js";
 import type { OAuthResourceAuthConfig } from "./auth-config.js";
 import { type ChallengeContext, InsufficientScope, InvalidToken } from "./auth-refusals.js";
 import { bearerToken } from "./bearer.js";

@@ -1,4 +1,4 @@
-// Asking a person to sign in at an upstream's provider (the per-user sign-in mode, runtime/sign-in.ts), in either
+// Asking a person to sign in at an upstream's provider (the per-user sign-in mode, runtime/sign-in/sign-in.ts), in either
 // protocol era: a URL-mode elicitation on the call's stream for 2025-11-25 clients, waited on until the sign-in
 // completes (then notifications/elicitation/complete), or an input_required result holding the same URL request for
 // 2026-07-28 clients, whose retry waits for it the same way. A client that cannot open URLs gets the error result,
@@ -14,8 +14,8 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { SIGN_IN_LIFETIME_MS } from "../runtime/sign-in.js";
-import type { SignInAnswer, SignInPrompt } from "../runtime/user-credentials.js";
+import { SIGN_IN_LIFETIME_MS } from "../runtime/sign-in/sign-in.js";
+import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
 
 /** The input request's key, and the request state that marks a retry after it (it grants nothing: see below). */
 export const SIGN_IN_KEY = "sign_in";

@@ -5,7 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { AuthMode, Principal } from "./auth.js";
+import type { AuthMode, Principal } from "./auth-mode.js";
 import { authConfigError, type StaticTokenAuthConfig } from "./auth-config.js";
 import { InvalidToken } from "./auth-refusals.js";
 import { bearerToken, TOKEN_CHARS } from "./bearer.js";

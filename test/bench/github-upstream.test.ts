@@ -3,7 +3,7 @@
 // for the same seed, paginate like GitHub, and hold together (a listed repository exists; an issue created is listed).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Validator } from "../../src/runtime/validate.js";
+import { Validator } from "../../src/runtime/checks/validate.js";
 import { type GithubUpstream, startGithubUpstream } from "../../bench/github-upstream.mjs";
 
 /**

@@ -2,7 +2,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import type { SchemaDialect } from "../../src/catalog/document.js";
 import { DefinitionIndex } from "../../src/catalog/schema/closure.js";
-import { type Direction, SchemaConverter } from "../../src/catalog/schema/convert.js";
+import { SchemaConverter } from "../../src/catalog/schema/convert.js";
+import type { Direction } from "../../src/catalog/schema/direction.js";
 import type { Diagnostic, JsonSchema } from "../../src/catalog/types.js";
 
 function convert({

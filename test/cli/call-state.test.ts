@@ -9,7 +9,7 @@ import { tempDir, writeFile } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 import { dumpRedis } from "../support/redis-dump.js";
 import { json, Upstream } from "../support/upstream.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 
 const STATE_SECRET = "state-secret-of-call-and-the-replicas-01234";
 const CLIENT_SECRET = "client-s3cret-of-call-5e2b";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readServeOptions } from "../../src/cli.js";
+import { readServeOptions } from "../../src/cli/serve.js";
 import { DEFAULT_TIMEOUT_MS } from "../../src/runtime/engine.js";
 import { settingsSchemaProperties } from "../../src/runtime/option-schema.js";
 import {
@@ -20,8 +20,8 @@ import {
 import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine } from "../../src/server/index.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
 import { REPOSITORY } from "../support/generated.js";
-import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/sandbox/run-script.js";
-import { DEFAULT_SCRIPT_TURN } from "../../src/runtime/sandbox/turns.js";
+import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/modes/sandbox/script.js";
+import { DEFAULT_SCRIPT_TURN } from "../../src/runtime/modes/sandbox/turns.js";
 
 /** Values each kind of option must take. */
 function goodValues(option: RuntimeOption): string[][] {

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { ROOT } from "../support/cli.js";
 import { json, Upstream } from "../support/upstream.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ActivityLog, WINDOW_MS } from "../../src/console/activity-log.js";
 import { summarize } from "../../src/console/activity-stats.js";
-import type { AuditOutcome, AuditRecord } from "../../src/runtime/audit.js";
+import type { AuditOutcome, AuditRecord } from "../../src/runtime/audit/audit-record.js";
 
 const HOUR = 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);

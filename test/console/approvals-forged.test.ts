@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { ROOT } from "../support/cli.js";
 import {
   ADMIN_TOKEN,

@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { ROOT } from "../support/cli.js";
 
 const PETSTORE = join(ROOT, "examples/petstore.openapi.yaml");

@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { parsePolicies } from "../../src/runtime/policy.js";
+import { parsePolicies } from "../../src/runtime/approvals/policy.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 import { fixture } from "../support/fixtures.js";
 import { json, Upstream } from "../support/upstream.js";

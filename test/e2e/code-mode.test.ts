@@ -14,13 +14,13 @@ import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@mod
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { memoryAuditLog } from "../../src/runtime/audit.js";
-import { CodeProvider } from "../../src/runtime/code-mode.js";
-import { DynamicProvider } from "../../src/runtime/dynamic.js";
+import { memoryAuditLog } from "../../src/runtime/audit/audit.js";
+import { CodeProvider } from "../../src/runtime/modes/code-mode.js";
+import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { parsePolicies } from "../../src/runtime/policy.js";
+import { parsePolicies } from "../../src/runtime/approvals/policy.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 import { WIRE_SCENARIOS } from "../generate/parity-scenarios.js";
 import { type CallResult, SECRETS, secretForms, textOf, WIRE_FIXTURE, wireCatalog } from "../support/e2e.js";

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error the example API is plain JavaScript
 import { DEFAULT_PORT, EXAMPLE_API_KEY, startExampleApi } from "../../examples/example-api.mjs";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { REPOSITORY } from "../support/generated.js";
 
 const ENV = { API_KEY_API_KEY: EXAMPLE_API_KEY, WIDGETS_API_KEY: EXAMPLE_API_KEY, PETSTORE_KEY: EXAMPLE_API_KEY };

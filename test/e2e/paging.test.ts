@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { DynamicProvider } from "../../src/runtime/dynamic.js";
+import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
 import { createMcpServer } from "../../src/server/mcp.js";

@@ -9,7 +9,7 @@ import fullFormats from "ajv-formats/dist/formats.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { ADVERTISED_FORMATS } from "../../src/catalog/schema/formats.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { DynamicProvider } from "../../src/runtime/dynamic.js";
+import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
 import type { ToolProvider } from "../../src/runtime/types.js";
 import { createMcpServer } from "../../src/server/mcp.js";

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AuditRecord } from "../../src/runtime/audit.js";
-import { serve } from "../../src/serve.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
+import { serve } from "../../src/app/serve.js";
 import { type CallResult, SECRETS, WIRE_FIXTURE } from "../support/e2e.js";
 import { json, status, Upstream } from "../support/upstream.js";
 

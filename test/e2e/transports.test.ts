@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { CLI } from "../support/cli.js";
 import { type CallResult, call, SECRETS, textOf, WIRE_FIXTURE, wireCatalog } from "../support/e2e.js";
 import { hang, json, Upstream } from "../support/upstream.js";

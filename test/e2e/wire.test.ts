@@ -12,7 +12,7 @@ import {
   secretForms,
   textOf,
 } from "../support/e2e.js";
-import { send, sharedDispatcher } from "../../src/runtime/http.js";
+import { send, sharedDispatcher } from "../../src/runtime/http/client.js";
 import { bytes, json, type RecordedRequest, status, text, Upstream } from "../support/upstream.js";
 
 let upstream: Upstream;

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { readServeOptions } from "../../src/cli.js";
+import { readServeOptions } from "../../src/cli/serve.js";
 import { credentialVariables } from "../../src/catalog/security.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { RUNTIME_OPTIONS } from "../../src/runtime/options.js";

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error the example is plain JavaScript
 import { EXAMPLE_API_KEY, startExampleApi } from "../../examples/example-api.mjs";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { REPOSITORY } from "../support/generated.js";
 
 const INSPECTOR = join(REPOSITORY, "node_modules/@modelcontextprotocol/inspector-cli/build");

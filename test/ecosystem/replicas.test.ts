@@ -23,7 +23,7 @@ import { CLIENT_ID, CLIENT_SECRET, confirmationOf, startSignInProvider } from ".
 
 const N = 10;
 const W_MS = 1_000;
-/** The longest a replica waits between attempts to reconnect to Redis (src/runtime/state/redis.ts). */
+/** The longest a replica waits between attempts to reconnect to Redis (src/runtime/shared/redis.ts). */
 const RECONNECT_MAX_MS = 2_000;
 const LIMITED = /rate limit .* is reached\. Try again in \d+ (ms|s)\./;
 const UNAVAILABLE = "the shared rate limit cannot be checked (Redis unreachable); nothing was sent";

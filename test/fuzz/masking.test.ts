@@ -5,7 +5,7 @@
 // piece of the secret; cut anywhere after masking, no 5-character piece. Seeded (FUZZ_SEED=<n> for another run).
 
 import { expect, it } from "vitest";
-import { Masker } from "../../src/runtime/secrets.js";
+import { Masker } from "../../src/runtime/secrets/secrets.js";
 import { revealed } from "../support/guard.js";
 import { Rng } from "./rng.js";
 

@@ -34,9 +34,9 @@ describe("a generated project", () => {
     expect(output).toMatch(/# pass 1\n# fail 0/);
   });
 
-  it("runs a code-mode script from its own build: the sandbox worker is found next to dist/runtime/sandbox", () => {
-    if (!existsSync(join(project, "dist/runtime/sandbox/run-script.js"))) typecheck(project);
-    const script = `import { runScript } from "./dist/runtime/sandbox/run-script.js";
+  it("runs a code-mode script from its own build: the sandbox worker is found next to dist/runtime/modes/sandbox", () => {
+    if (!existsSync(join(project, "dist/runtime/modes/sandbox/run-script.js"))) typecheck(project);
+    const script = `import { runScript } from "./dist/runtime/modes/sandbox/run-script.js";
 const api = async ({ tool, args }) => ({ ok: true, value: { tool, args } });
 const outcome = await runScript({ code: "console.log('hi'); return await api.getPet({ petId: 7 })", tools: ["getPet"], api });
 console.log(JSON.stringify(outcome));`;

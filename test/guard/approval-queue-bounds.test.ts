@@ -4,10 +4,10 @@
 // arguments is the part a person is shown. The engine and a real upstream on loopback.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BoundedApprovalQueue } from "../../src/runtime/approval-bounds.js";
-import { MemoryApprovalQueue } from "../../src/runtime/approval-queue.js";
+import { BoundedApprovalQueue } from "../../src/runtime/approvals/approval-bounds.js";
+import { MemoryApprovalQueue } from "../../src/runtime/approvals/approval-queue.js";
 import type { CallContext } from "../../src/runtime/types.js";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 
@@ -86,7 +86,7 @@ describe("the console's approval queue", () => {
     await expect.poll(async () => (await approvals.pending()).length).toBe(1);
     const [entry] = await approvals.pending();
     expect(JSON.stringify(entry).length).toBeLessThan(10_000);
-    const { approvalMessage } = await import("../../src/runtime/approval-message.js");
+    const { approvalMessage } = await import("../../src/runtime/approvals/approval-message.js");
     expect(approvalMessage(entry!.request)).toContain(
       "Arguments, shown in part: the first 4,000 of 1,000,016 characters (996,016 not shown):",
     );

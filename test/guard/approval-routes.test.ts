@@ -2,7 +2,7 @@
 // decides and the other question is withdrawn. Real SDK client in process, real upstream on loopback.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { example } from "../support/fixtures.js";
 import { connectProvider, type Elicit, tempDir, textOf, writeFile } from "../support/guard.js";
 import { status, Upstream } from "../support/upstream.js";

@@ -14,9 +14,9 @@ import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isUserError } from "../../src/catalog/errors.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { memoryAuditLog } from "../../src/runtime/audit.js";
+import { memoryAuditLog } from "../../src/runtime/audit/audit.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { runCli } from "../support/cli.js";
 import { rejection } from "../support/fixtures.js";
 import {

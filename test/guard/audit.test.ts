@@ -8,10 +8,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { type AuditOutcome, type AuditRecord, memoryAuditLog } from "../../src/runtime/audit.js";
+import { memoryAuditLog } from "../../src/runtime/audit/audit.js";
+import type { AuditOutcome, AuditRecord } from "../../src/runtime/audit/audit-record.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { DEFAULT_POLICIES, parsePolicies } from "../../src/runtime/policy.js";
-import { serve } from "../../src/serve.js";
+import { DEFAULT_POLICIES, parsePolicies } from "../../src/runtime/approvals/policy.js";
+import { serve } from "../../src/app/serve.js";
 import {
   CANARY,
   canaryEnv,

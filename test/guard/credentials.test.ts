@@ -6,7 +6,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";
 import {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import {
   CANARY,
   echo,

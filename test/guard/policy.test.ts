@@ -8,8 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { serve } from "../../src/serve.js";
-import { type EngineSetupOptions, setUpEngine } from "../../src/setup.js";
+import { serve } from "../../src/app/serve.js";
+import { type EngineSetupOptions, setUpEngine } from "../../src/app/setup.js";
 import { runCli } from "../support/cli.js";
 import { example } from "../support/fixtures.js";
 import {

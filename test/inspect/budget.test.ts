@@ -6,7 +6,7 @@ import { GITHUB_SPEC } from "../../bench/corpus-check.mjs";
 import { contextBudget, listingOverBudget, TOKEN_BUDGET } from "../../src/inspect/budget.js";
 import { inspectCatalog } from "../../src/inspect/report.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { example } from "../support/fixtures.js";
 
 const tool = (name: string, tokens: number, tags: string[] = []) => ({ name, tokens, tags });

@@ -12,7 +12,7 @@ import { Listing } from "../../src/catalog/listing.js";
 import { renderTypes } from "../../src/generate/typescript.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { Validator } from "../../src/runtime/validate.js";
+import { Validator } from "../../src/runtime/checks/validate.js";
 import { runCli, STACK_LINE } from "../support/cli.js";
 import { rejection } from "../support/fixtures.js";
 

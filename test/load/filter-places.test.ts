@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderProject } from "../../src/generate/render.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { example, names } from "../support/fixtures.js";
 
 const PETSTORE = example("petstore.openapi.yaml");

@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import type { OpenAPIV2, OpenAPIV3 } from "openapi-types";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { ActionDefinition } from "../../src/catalog/actions.js";
+import type { ActionDefinition } from "../../src/catalog/action-definition.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { example, fixture, loadFixture, names, rejection, toolNamed } from "../support/fixtures.js";
 

@@ -1,9 +1,9 @@
-// What a load reads is noted for the catalog cache while the load is recorded (src/load/reads.ts). The recording
+// What a load reads is noted for the catalog cache while the load is recorded (src/load/recorded-reads.ts). The recording
 // is switched off once no load is recorded (it costs every later promise of the process otherwise): two loads
 // recorded at once each keep their own log, the first to end not ending the other's.
 
 import { describe, expect, it } from "vitest";
-import { noteRead, type ReadLog, recordReads } from "../../src/load/reads.js";
+import { noteRead, type ReadLog, recordReads } from "../../src/load/recorded-reads.js";
 
 const newLog = (): ReadLog => ({ given: new Map(), read: [] });
 const tick = () => new Promise((resolve) => setImmediate(resolve));

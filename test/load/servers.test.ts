@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { setUpEngine } from "../../src/setup.js";
+import { setUpEngine } from "../../src/app/setup.js";
 import { runCli, STACK_LINE } from "../support/cli.js";
 import { fixture, loadFixture, toolNamed } from "../support/fixtures.js";
 import { type StaticServer, serveDirectory } from "../support/http.js";

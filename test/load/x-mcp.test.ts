@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { inspectCatalog } from "../../src/inspect/report.js";
-import { DEFAULT_POLICIES, decide, parsePolicies } from "../../src/runtime/policy.js";
+import { DEFAULT_POLICIES, decide, parsePolicies } from "../../src/runtime/approvals/policy.js";
 import { errors, fixture, listed, loadFixture, names, toolNamed } from "../support/fixtures.js";
 
 const VERSIONS = [

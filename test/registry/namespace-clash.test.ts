@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { ROOT } from "../support/cli.js";
 import { type ConsoleApi, type ConsoleServer, consoleApi, startConsoleServer } from "../support/console.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";

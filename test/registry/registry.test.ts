@@ -6,7 +6,8 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import type { Upstream } from "../support/upstream.js";
 import { actions, httpClient, registryDir, resultJson, save, versionUpstream } from "./support.js";
 

@@ -6,7 +6,8 @@
 // the tool that comes and goes either so, or refused as unknown because a catalog without it was serving then.
 
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type ServeOptions, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { ServeOptions } from "../../src/app/serve-options.js";
 import { Upstream } from "../support/upstream.js";
 import { actions, httpClient, registryDir, resultJson, save } from "./support.js";
 

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AuditRecord, loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit.js";
-import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit-line.js";
+import { loggedArguments, openAuditLog, safeRecord } from "../../src/runtime/audit/audit.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
+import { MAX_AUDIT_LINE_BYTES } from "../../src/runtime/audit/audit-line.js";
 
 describe("audit log", () => {
   it("logs argument names with scalar values, redacting sensitive-looking names and summarising structures", () => {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { PropertyEncoding, RequestBodyBinding } from "../../src/catalog/types.js";
-import { type BuiltBody, buildBody } from "../../src/runtime/body.js";
+import { type BuiltBody, buildBody } from "../../src/runtime/http/body.js";
 import { ArgumentError } from "../../src/runtime/types.js";
 
 function body({

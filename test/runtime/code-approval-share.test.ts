@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { CodeProvider } from "../../src/runtime/code-mode.js";
+import { CodeProvider } from "../../src/runtime/modes/code-mode.js";
 import { Engine } from "../../src/runtime/engine.js";
 import type { BegunCall, ToolResult } from "../../src/runtime/types.js";
 import { example } from "../support/fixtures.js";

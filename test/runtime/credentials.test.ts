@@ -9,14 +9,14 @@ import {
   describeMissingCredentials,
   type Environment,
   missingCredentials,
-} from "../../src/runtime/credentials.js";
+} from "../../src/runtime/credentials/credentials.js";
 import {
   type AccessToken,
   type ClientCredentials,
   TokenError,
   TokenProvider,
   type TokenSource,
-} from "../../src/runtime/oauth.js";
+} from "../../src/runtime/credentials/oauth.js";
 import type { PreparedRequest } from "../../src/runtime/types.js";
 import { json, Upstream } from "../support/upstream.js";
 

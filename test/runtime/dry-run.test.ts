@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
 import { startEngine } from "../../src/runtime/start.js";
-import type { UserCredentials } from "../../src/runtime/user-credentials.js";
+import type { UserCredentials } from "../../src/runtime/credentials/user-credentials.js";
 import { tempDir } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 

@@ -1,9 +1,9 @@
-// Hidden characters removed from API text (src/runtime/hidden-text.ts): every invisible or bidirectional control
+// Hidden characters removed from API text (src/runtime/http/hidden-text.ts): every invisible or bidirectional control
 // character an attacker can hide instructions with is gone; visible text of every script, emoji sequences included,
 // comes out byte for byte as it went in.
 
 import { describe, expect, it } from "vitest";
-import { jsonHides, mayHide, showHidden, stripHidden } from "../../src/runtime/hidden-text.js";
+import { jsonHides, mayHide, showHidden, stripHidden } from "../../src/runtime/http/hidden-text.js";
 import { TAGGED, VISIBLE } from "../support/hidden-text.js";
 
 /** Hidden-instruction payloads and what a person sees of them. */

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { Catalog, CredentialScheme, SecurityRequirement, Tool } from "../../src/catalog/types.js";
-import { checkUpstreamUrls, insecureUpstreamUrls } from "../../src/runtime/https.js";
+import { checkUpstreamUrls, insecureUpstreamUrls } from "../../src/runtime/http/https.js";
 
 function tool(name: string, serverUrl: string, security: SecurityRequirement[] = []): Tool {
   return {

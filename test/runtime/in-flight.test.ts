@@ -11,7 +11,7 @@ import { loadCatalog } from "../../src/load/index.js";
 import { readSettings } from "../../src/load/settings.js";
 import { withSettings } from "../../src/runtime/settings.js";
 import { startEngine } from "../../src/runtime/start.js";
-import { memoryAuditLog } from "../../src/runtime/audit.js";
+import { memoryAuditLog } from "../../src/runtime/audit/audit.js";
 import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
 import type { CallContext, ToolResult } from "../../src/runtime/types.js";
 import { type BusyUpstream, busyUpstream, SLOW_API } from "../support/busy-upstream.js";

@@ -10,8 +10,8 @@ import {
   DEFAULT_MAX_ARGUMENT_VALUES,
   DEFAULT_MAX_ARRAY_ITEMS,
   measureArguments,
-} from "../../src/runtime/limits.js";
-import { THOROUGH_VALUES, Validator } from "../../src/runtime/validate.js";
+} from "../../src/runtime/checks/bounds.js";
+import { THOROUGH_VALUES, Validator } from "../../src/runtime/checks/validate.js";
 import { fixture } from "../support/fixtures.js";
 
 const BOUNDS = {

@@ -2,8 +2,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { Tool } from "../../src/catalog/types.js";
-import { listMismatches } from "../../src/runtime/mismatches.js";
-import { Validator } from "../../src/runtime/validate.js";
+import { listMismatches } from "../../src/runtime/checks/mismatches.js";
+import { Validator } from "../../src/runtime/checks/validate.js";
 
 describe("listMismatches", () => {
   it("names the first few and counts the rest", () => {

@@ -4,7 +4,12 @@
 
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ClientCredentials, REFRESH_MARGIN_MS, TokenError, TokenProvider } from "../../src/runtime/oauth.js";
+import {
+  type ClientCredentials,
+  REFRESH_MARGIN_MS,
+  TokenError,
+  TokenProvider,
+} from "../../src/runtime/credentials/oauth.js";
 import { json, type Reply, Upstream } from "../support/upstream.js";
 
 const SECRET = "canary-s3cret/with+chars=";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { compileLinear } from "../../src/catalog/schema/pattern.js";
 import type { Tool } from "../../src/catalog/types.js";
-import { Validator } from "../../src/runtime/validate.js";
+import { Validator } from "../../src/runtime/checks/validate.js";
 
 function check(pattern: string, value: string): boolean {
   const tool = {

@@ -13,7 +13,7 @@ import {
   type PolicyTool,
   parsePolicies,
   resolve,
-} from "../../src/runtime/policy.js";
+} from "../../src/runtime/approvals/policy.js";
 
 const NAMES = ["getUser", "listUsers", "createUser", "deleteUser", "cars__search_cars", "read", "__proto__"];
 

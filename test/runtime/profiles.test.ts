@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { Settings } from "../../src/catalog/settings.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { profiledProvider } from "../../src/runtime/profiled.js";
-import { ProfileRefused, profileOf, profileTable } from "../../src/runtime/profiles.js";
+import { profiledProvider } from "../../src/runtime/profiles/profiled.js";
+import { ProfileRefused, profileOf, profileTable } from "../../src/runtime/profiles/profiles.js";
 import { startEngine } from "../../src/runtime/start.js";
 import type { Caller } from "../../src/runtime/types.js";
 import { example } from "../support/fixtures.js";

@@ -12,7 +12,7 @@ import {
   retryAfterMs,
   sourceKey,
   toolKey,
-} from "../../src/runtime/rate-limit.js";
+} from "../../src/runtime/limits/rate-limit.js";
 
 /** What one arrival gets: "ok", or the retry-after in ms of a refusal. */
 type Outcome = "ok" | number;

@@ -3,9 +3,9 @@
 // goes away and comes back (fail closed by default, fail open when told, recovery without a restart).
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PENDING_MS, RateLimiter } from "../../src/runtime/rate-limit.js";
-import { RedisRateLimiter } from "../../src/runtime/state/redis-limiter.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
+import { PENDING_MS, RateLimiter } from "../../src/runtime/limits/rate-limit.js";
+import { RedisRateLimiter } from "../../src/runtime/shared/redis-limiter.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
 import { RedisServer } from "../support/redis.js";
 
 let server: RedisServer;

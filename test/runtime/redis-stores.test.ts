@@ -4,11 +4,11 @@
 
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignInStates } from "../../src/runtime/sign-in-state.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
-import { RedisUsedNonces } from "../../src/runtime/state/redis-nonces.js";
-import { RedisTokenStore, TOKENS_PREFIX } from "../../src/runtime/state/redis-token-store.js";
-import { readTokenKeys } from "../../src/runtime/token-keys.js";
+import { SignInStates } from "../../src/runtime/sign-in/oauth-state.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
+import { RedisUsedNonces } from "../../src/runtime/shared/redis-nonces.js";
+import { RedisTokenStore, TOKENS_PREFIX } from "../../src/runtime/shared/redis-token-store.js";
+import { readTokenKeys } from "../../src/runtime/sign-in/token-keys.js";
 import { RedisServer } from "../support/redis.js";
 
 let server: RedisServer;

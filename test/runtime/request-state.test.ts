@@ -1,12 +1,12 @@
-// The signed request state an approval travels in (runtime/request-state.ts): what one engine issues, another with
-// the same secret opens; a byte changed anywhere, a state past its lifetime, one used before or brought back for
-// another call is refused, each for its own reason; secrets rotate (the first signs, all verify).
+// The signed request state an approval travels in (runtime/approvals/approval-states.ts): what one engine issues,
+// another with the same secret opens; a byte changed anywhere, a state past its lifetime, one used before or brought
+// back for another call is refused, each for its own reason; secrets rotate (the first signs, all verify).
 
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/catalog/errors.js";
-import { argumentDigest, canonicalJson } from "../../src/runtime/canonical-json.js";
-import { RANDOM_KEY_NOTICE, RequestStates, type StateClaims } from "../../src/runtime/request-state.js";
-import { MemoryUsedNonces } from "../../src/runtime/used-nonces.js";
+import { argumentDigest, canonicalJson } from "../../src/runtime/approvals/canonical-json.js";
+import { RANDOM_KEY_NOTICE, RequestStates, type StateClaims } from "../../src/runtime/approvals/approval-states.js";
+import { MemoryUsedNonces } from "../../src/runtime/approvals/used-nonces.js";
 
 const SECRET = "s3cret-for-tests-0123456789abcdefghij";
 const OLD_SECRET = "an-older-secret-0123456789abcdefghijk";

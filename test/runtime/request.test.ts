@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { OpenApiMcpError } from "../../src/catalog/errors.js";
 import type { Operation, ParameterBinding } from "../../src/catalog/types.js";
-import { buildRequest } from "../../src/runtime/request.js";
+import { buildRequest } from "../../src/runtime/http/request.js";
 import { ArgumentError } from "../../src/runtime/types.js";
 
 const ORIGIN = "https://api.example.com";

@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import type { AuditRecord } from "../../src/runtime/audit.js";
-import { DynamicProvider } from "../../src/runtime/dynamic.js";
+import type { AuditRecord } from "../../src/runtime/audit/audit-record.js";
+import { DynamicProvider } from "../../src/runtime/modes/dynamic.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { parsePolicies } from "../../src/runtime/policy.js";
-import { RequestStates } from "../../src/runtime/request-state.js";
+import { parsePolicies } from "../../src/runtime/approvals/policy.js";
+import { RequestStates } from "../../src/runtime/approvals/approval-states.js";
 import type { PendingApproval, ToolResult } from "../../src/runtime/types.js";
-import { MemoryUsedNonces, type UsedNonces } from "../../src/runtime/used-nonces.js";
+import { MemoryUsedNonces, type UsedNonces } from "../../src/runtime/approvals/used-nonces.js";
 import { fixture } from "../support/fixtures.js";
 import { json, status, Upstream } from "../support/upstream.js";
 

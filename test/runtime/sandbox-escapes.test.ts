@@ -3,7 +3,8 @@
 // timer on the main thread kept ticking while it ran (the longest stall well under the script's own CPU time).
 
 import { describe, expect, it } from "vitest";
-import { runScript, type ScriptLimits, type ScriptOutcome } from "../../src/runtime/sandbox/run-script.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
+import type { ScriptLimits, ScriptOutcome } from "../../src/runtime/modes/sandbox/script.js";
 import { recordingApi, whileTicking } from "../support/sandbox.js";
 
 const TOOLS = ["issues_list", "constructor", "__proto__", "toString"];

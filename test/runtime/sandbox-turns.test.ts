@@ -1,12 +1,12 @@
-// Whose script gets a worker (src/runtime/sandbox/turns.ts), on a real pool of two QuickJS workers: a caller never
+// Whose script gets a worker (src/runtime/modes/sandbox/turns.ts), on a real pool of two QuickJS workers: a caller never
 // holds every worker, callers' queues are served in turn, and what waits is bounded per caller and overall, in
 // count and bytes; past a bound, or the queue timeout, the script is refused saying which and to try again later,
 // and it never runs. The worker runs from the build (npm run build first, as for every test).
 
 import { describe, expect, it } from "vitest";
-import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
-import { runScript, type ScriptOutcome } from "../../src/runtime/sandbox/run-script.js";
-import type { ScriptTurn } from "../../src/runtime/sandbox/turns.js";
+import { SandboxPool } from "../../src/runtime/modes/sandbox/pool.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
+import type { ScriptOutcome, ScriptTurn } from "../../src/runtime/modes/sandbox/script.js";
 
 /** The defaults (DEFAULT_SCRIPT_TURN), written out: --max-in-flight-per-principal, --max-queued, … */
 const TURN: ScriptTurn = {

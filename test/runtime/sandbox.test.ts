@@ -6,8 +6,9 @@
 import type { Unsettable } from "../support/fixtures.js";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
-import { DEFAULT_SCRIPT_LIMITS, runScript, type ScriptLimits } from "../../src/runtime/sandbox/run-script.js";
+import { SandboxPool } from "../../src/runtime/modes/sandbox/pool.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "../../src/runtime/modes/sandbox/script.js";
 import { recordingApi } from "../support/sandbox.js";
 
 const TOOLS = ["issues_list", "issues_get", "repos_get"];
@@ -260,7 +261,7 @@ describe("a worker that does not answer in time", () => {
 });
 
 describe("a process with an idle pool", () => {
-  const dist = new URL("../../dist/runtime/sandbox/", import.meta.url).href;
+  const dist = new URL("../../dist/runtime/modes/sandbox/", import.meta.url).href;
   const silent = new URL("../fixtures/sandbox/silent-worker.mjs", import.meta.url).href;
   // Each ends by itself: no idle worker (warmed, started ahead, or replacing a terminated one) keeps it alive.
   it.each([

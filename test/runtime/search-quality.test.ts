@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate, readTasks, TASK_SETS } from "../../bench/search-eval.mjs";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { ToolSearch } from "../../src/runtime/search.js";
+import { ToolSearch } from "../../src/runtime/modes/search/search.js";
 
 /** What the search reaches now, in percent to one decimal: a floor, so that it does not slip back. */
 const REACHED: Record<string, { top1: number; top5: number }> = {

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Catalog, Tool } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { ToolSearch } from "../../src/runtime/search.js";
+import { ToolSearch } from "../../src/runtime/modes/search/search.js";
 
 let base: Tool;
 beforeAll(async () => {

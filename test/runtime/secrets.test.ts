@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Masker, maskClipped, maskText } from "../../src/runtime/secrets.js";
+import { Masker, maskClipped, maskText } from "../../src/runtime/secrets/secrets.js";
 
 const KEY = "Zk3/q+Lw9=Rt";
 

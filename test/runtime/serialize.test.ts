@@ -3,7 +3,12 @@
 
 import { describe, expect, it } from "vitest";
 import type { ParameterLocation, ParameterStyle } from "../../src/catalog/types.js";
-import { encodeReserved, percentEncode, type Serialization, serializeParameter } from "../../src/runtime/serialize.js";
+import {
+  encodeReserved,
+  percentEncode,
+  type Serialization,
+  serializeParameter,
+} from "../../src/runtime/http/serialize.js";
 
 function serialize({
   location,

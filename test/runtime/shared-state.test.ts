@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/catalog/errors.js";
-import { openSharedState } from "../../src/runtime/state/shared-state.js";
+import { openSharedState } from "../../src/runtime/shared/shared-state.js";
 import { RedisServer } from "../support/redis.js";
 
 let server: RedisServer;

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
-import { openSharedState, type SharedState } from "../../src/runtime/state/shared-state.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
+import { openSharedState, type SharedState } from "../../src/runtime/shared/shared-state.js";
 import { RedisServer } from "../support/redis.js";
 import { json, Upstream } from "../support/upstream.js";
 

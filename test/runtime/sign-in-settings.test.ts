@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Settings, SignInSettings } from "../../src/catalog/settings.js";
 import type { CredentialScheme } from "../../src/catalog/types.js";
-import { MemoryTokenStore } from "../../src/runtime/token-store.js";
-import { userCredentialModes } from "../../src/runtime/user-credential-modes.js";
+import { MemoryTokenStore } from "../../src/runtime/sign-in/token-store.js";
+import { userCredentialModes } from "../../src/runtime/credentials/user-credential-modes.js";
 
 const FLOW = { authorizationUrl: "https://id.example.com/authorize", tokenUrl: "https://id.example.com/token" };
 const SCHEMES: Record<string, CredentialScheme> = {

@@ -3,9 +3,9 @@
 
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { SignInStates } from "../../src/runtime/sign-in-state.js";
-import { readTokenKeys } from "../../src/runtime/token-keys.js";
-import { MemoryUsedNonces } from "../../src/runtime/used-nonces.js";
+import { SignInStates } from "../../src/runtime/sign-in/oauth-state.js";
+import { readTokenKeys } from "../../src/runtime/sign-in/token-keys.js";
+import { MemoryUsedNonces } from "../../src/runtime/approvals/used-nonces.js";
 
 const key = () => randomBytes(32).toString("base64");
 const [A, B] = [key(), key()];

@@ -3,7 +3,7 @@
 // GitHub's code; a bad code or refresh token means signing in again, a wrong client secret does not.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GrantError, requestTokens } from "../../src/runtime/token-grant.js";
+import { GrantError, requestTokens } from "../../src/runtime/sign-in/token-grant.js";
 import { type Reply, Upstream } from "../support/upstream.js";
 
 const SECRET = "github-client-secret-canary-9c1";

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FileTokenStore } from "../../src/runtime/file-token-store.js";
-import { readTokenKeys } from "../../src/runtime/token-keys.js";
+import { FileTokenStore } from "../../src/runtime/sign-in/file-token-store.js";
+import { readTokenKeys } from "../../src/runtime/sign-in/token-keys.js";
 import { unkeyedDigests } from "../support/redis-dump.js";
 
 const keyText = () => randomBytes(32).toString("base64");

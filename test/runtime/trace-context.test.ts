@@ -9,7 +9,7 @@ import {
   MAX_TRACESTATE_CHARS,
   parseTraceparent,
   parseTracestate,
-} from "../../src/runtime/trace-context.js";
+} from "../../src/runtime/http/trace-context.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";

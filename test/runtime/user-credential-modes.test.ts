@@ -10,7 +10,7 @@ import { loadCatalog } from "../../src/load/index.js";
 import { readSettings } from "../../src/load/settings.js";
 import { Engine } from "../../src/runtime/engine.js";
 import type { Caller } from "../../src/runtime/types.js";
-import { credentialModes, userCredentialModes } from "../../src/runtime/user-credential-modes.js";
+import { credentialModes, userCredentialModes } from "../../src/runtime/credentials/user-credential-modes.js";
 import { startAuthServer } from "../server/auth-support.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { EXCHANGE_CLIENT, startExchangeEndpoint, UPSTREAM_AUDIENCE } from "../support/token-exchange.js";

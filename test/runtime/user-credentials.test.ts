@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { missingCredentials } from "../../src/runtime/credentials.js";
+import { missingCredentials } from "../../src/runtime/credentials/credentials.js";
 import { Engine } from "../../src/runtime/engine.js";
-import { profiledProvider } from "../../src/runtime/profiled.js";
+import { profiledProvider } from "../../src/runtime/profiles/profiled.js";
 import type { Caller } from "../../src/runtime/types.js";
-import type { UserCredentials } from "../../src/runtime/user-credentials.js";
+import type { UserCredentials } from "../../src/runtime/credentials/user-credentials.js";
 import { fixture } from "../support/fixtures.js";
 import { json, status, Upstream } from "../support/upstream.js";
 

@@ -14,7 +14,8 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
-import { type ServeOptions, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { ServeOptions } from "../../src/app/serve-options.js";
 import { textOf, tempDir, writeFile } from "../support/guard.js";
 import { json, Upstream } from "../support/upstream.js";
 

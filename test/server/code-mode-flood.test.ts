@@ -10,10 +10,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OpenAPI } from "openapi-types";
 import { afterEach, expect, it, onTestFinished, vi } from "vitest";
 import { loadCatalog } from "../../src/load/index.js";
-import { CodeProvider } from "../../src/runtime/code-mode.js";
+import { CodeProvider } from "../../src/runtime/modes/code-mode.js";
 import { type CallerInFlight, Engine, type EngineOptions } from "../../src/runtime/engine.js";
-import { SandboxPool } from "../../src/runtime/sandbox/pool.js";
-import { runScript } from "../../src/runtime/sandbox/run-script.js";
+import { SandboxPool } from "../../src/runtime/modes/sandbox/pool.js";
+import { runScript } from "../../src/runtime/modes/sandbox/run-script.js";
 import type { Caller, ToolResult } from "../../src/runtime/types.js";
 import { serveHttp } from "../../src/server/http.js";
 import { forcedGc } from "../support/gc.js";

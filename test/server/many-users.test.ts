@@ -20,7 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { tempDir, writeFile } from "../support/guard.js";
 import { EXCHANGE_CLIENT, startExchangeEndpoint, UPSTREAM_AUDIENCE } from "../support/token-exchange.js";
 import { json, type RecordedRequest, Upstream } from "../support/upstream.js";

@@ -15,7 +15,8 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type RunningServer, type ServeOptions, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer, ServeOptions } from "../../src/app/serve-options.js";
 import { example } from "../support/fixtures.js";
 import { textOf } from "../support/guard.js";
 import { json, status, Upstream } from "../support/upstream.js";

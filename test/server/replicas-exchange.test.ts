@@ -7,8 +7,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { tempDir, textOf, waitFor, writeFile } from "../support/guard.js";
 import { RedisServer } from "../support/redis.js";
 import { dumpRedis } from "../support/redis-dump.js";

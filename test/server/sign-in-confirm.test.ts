@@ -15,7 +15,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type ElicitRequestURLParams, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { startBrowser } from "../support/console.js";
 import { json, Upstream } from "../support/upstream.js";
 import {

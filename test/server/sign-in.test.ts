@@ -20,7 +20,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { type RunningServer, serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
+import type { RunningServer } from "../../src/app/serve-options.js";
 import { json, status, Upstream } from "../support/upstream.js";
 import { CLIENT_ID, CLIENT_SECRET, follow, type SignInProvider, startSignInProvider } from "./sign-in-provider.js";
 

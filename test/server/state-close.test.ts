@@ -5,9 +5,9 @@
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTool } from "../../src/call.js";
-import { connectRedis, type RedisConnection } from "../../src/runtime/state/redis.js";
-import { serve } from "../../src/serve.js";
+import { callTool } from "../../src/app/call.js";
+import { connectRedis, type RedisConnection } from "../../src/runtime/shared/redis.js";
+import { serve } from "../../src/app/serve.js";
 import { REPOSITORY } from "../support/generated.js";
 import { RedisServer } from "../support/redis.js";
 import { json, Upstream } from "../support/upstream.js";

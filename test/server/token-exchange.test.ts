@@ -7,7 +7,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { serve } from "../../src/serve.js";
+import { serve } from "../../src/app/serve.js";
 import { tempDir, textOf, writeFile } from "../support/guard.js";
 import { EXCHANGE_CLIENT, startExchangeEndpoint, UPSTREAM_AUDIENCE } from "../support/token-exchange.js";
 import { json, status, Upstream } from "../support/upstream.js";

@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
-import { parsePolicies } from "../../src/runtime/policy.js";
+import { parsePolicies } from "../../src/runtime/approvals/policy.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 
 export const WIRE_FIXTURE = fileURLToPath(new URL("../fixtures/e2e/wire.openapi.yaml", import.meta.url));

@@ -3,7 +3,7 @@
 // base64 is as readable as one in clear.
 
 import { createHash } from "node:crypto";
-import { connectRedis } from "../../src/runtime/state/redis.js";
+import { connectRedis } from "../../src/runtime/shared/redis.js";
 
 export async function dumpRedis(url: string): Promise<string> {
   const redis = await connectRedis({ url, log: () => {} });

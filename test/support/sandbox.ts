@@ -1,7 +1,7 @@
 // Helpers for the sandbox tests: a recording `api`, and a ticker that measures how long the main thread's event
 // loop stalls while a script runs (a sandbox on the main thread would stall it for the script's whole CPU time).
 
-import type { ApiAnswer } from "../../src/runtime/sandbox/run-script.js";
+import type { ApiAnswer } from "../../src/runtime/modes/sandbox/script.js";
 
 export interface RecordedCall {
   tool: string;

@@ -6,13 +6,12 @@ import type { SchemaDialect } from "../document.js";
 import { defineOwn, setOwn } from "../own.js";
 import { isObject, joinPointer, localRefPointer } from "../pointer.js";
 import type { Diagnostic, JsonSchema } from "../types.js";
+import type { Direction } from "./direction.js";
 import { markDiscriminatedBranches } from "./discriminator.js";
 import { KEYWORD_HANDLERS, type KeywordSite, type KeywordWalker, preview } from "./keyword-handlers.js";
 import { isValidPattern } from "./keywords.js";
 import { compileLinear, hasLargeRepeat } from "./pattern.js";
 import { followRefs, propertyAccess, READ_ONLY, RefGraph, WRITE_ONLY } from "./ref-graph.js";
-
-export type Direction = "input" | "output";
 
 export interface SchemaConverterOptions {
   root: unknown;

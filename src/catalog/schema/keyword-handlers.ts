@@ -4,7 +4,7 @@
 
 import { isObject } from "../pointer.js";
 import type { JsonSchema } from "../types.js";
-import type { Direction } from "./convert.js";
+import type { Direction } from "./direction.js";
 import { isValidPattern, JSON_TYPES, SCHEMA_ARRAY_KEYWORDS, VALUE_KEYWORDS } from "./keywords.js";
 
 /** The converter's steps a handler calls: subschemas below the current place, and what was lost there. */
