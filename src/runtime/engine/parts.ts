@@ -1,0 +1,30 @@
+// What the pipeline's stages share of an engine: its options, its tools by name, and the parts a profile's view
+// shares with the engine it came from (validation, rate limits, in-flight gates, token caches, approval states).
+
+import type { Tool } from "../../catalog/types.js";
+import type { EngineOptions } from "../engine-options.js";
+import type { InFlightGate } from "../in-flight.js";
+import type { TokenSource } from "../oauth.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
+import type { Policies } from "../policy.js";
+import type { Limiter } from "../rate-limit.js";
+import type { RequestStates } from "../request-state.js";
+import type { OutputValidation } from "../types.js";
+import type { Validator } from "../validate.js";
+
+export interface EngineParts {
+  options: EngineOptions;
+  tools: ReadonlyMap<string, Tool>;
+  validator: Validator;
+  outputValidation: OutputValidation;
+  policies: Policies;
+  limiter: Limiter;
+  gate: InFlightGate;
+  tokens: TokenSource;
+  /** Made on first use: an engine that never begins a call needs no key. */
+  requestStates: () => RequestStates;
+}
+
+export function approvalTimeoutMs(options: Pick<EngineOptions, "approvalTimeoutMs">): number {
+  return options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+}
