@@ -4,19 +4,12 @@
 
 import { type ListedTool, Listing } from "../catalog/listing.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
-import type { Catalog } from "../catalog/types.js";
+import type { Catalog, Tool } from "../catalog/types.js";
 import { type InFlightCaps, InFlightGate } from "./in-flight.js";
 import { inFlightCaps } from "./in-flight-caps.js";
 import { TokenProvider } from "./oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
-import {
-  DEFAULT_POLICIES,
-  isListed,
-  type Policies,
-  parsePolicies,
-  type Resolved,
-  resolve as resolvePolicy,
-} from "./policy.js";
+import { DEFAULT_POLICIES, type Policies, parsePolicies, type Resolved } from "./policy.js";
 import { RateLimiter } from "./rate-limit.js";
 import type { BegunCall, CallContext, Caller, ResumeCall, StartCall, ToolProvider, ToolResult } from "./types.js";
 import { Validator } from "./validate.js";
@@ -26,7 +19,7 @@ import type { CallerInFlight, EngineOptions, EngineProfile, Shared } from "./eng
 import type { Prepared, Stopped } from "./engine/call.js";
 import { checkCall, unknownTool } from "./engine/check.js";
 import { type PrepareContext, prepareRequest } from "./engine/credentials.js";
-import { approvalTimeoutMs, type EngineParts } from "./engine/parts.js";
+import { approvalTimeoutMs, type EngineParts, policyResolver } from "./engine/parts.js";
 import { callPipeline, type Pipeline } from "./engine/stages.js";
 
 export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
@@ -44,12 +37,14 @@ export class Engine implements ToolProvider {
     private readonly options: EngineOptions,
     shared?: Shared,
   ) {
+    const policies = options.policies ?? DEFAULT_POLICIES;
     this.parts = {
       options,
       tools: new Map(options.catalog.tools.map((tool) => [tool.name, tool])),
       validator: shared?.validator ?? new Validator({ definitions: options.catalog.definitions }),
       outputValidation: options.outputValidation ?? "strict",
-      policies: options.policies ?? DEFAULT_POLICIES,
+      policies,
+      policyOf: policyResolver(policies),
       limiter: shared?.limiter ?? options.limiter ?? new RateLimiter(options.clock ? { clock: options.clock } : {}),
       gate: shared?.gate ?? new InFlightGate(),
       tokens:
@@ -158,9 +153,7 @@ export class Engine implements ToolProvider {
   listTools(): ListedTool[] {
     if (!this.listed) {
       const listing = new Listing(this.options.catalog, { outputSchema: this.parts.outputValidation === "strict" });
-      this.listed = this.options.catalog.tools
-        .filter((tool) => isListed(tool, this.parts.policies))
-        .map((tool) => listing.entry(tool));
+      this.listed = this.options.catalog.tools.filter((tool) => this.isListed(tool)).map((tool) => listing.entry(tool));
     }
     return this.listed;
   }
@@ -171,13 +164,18 @@ export class Engine implements ToolProvider {
    */
   policyOf(name: string): Resolved | undefined {
     const tool = this.parts.tools.get(name);
-    return tool ? resolvePolicy(tool, this.parts.policies) : undefined;
+    return tool ? this.parts.policyOf(tool) : undefined;
   }
 
   /** A hidden (denied) tool is as unknown to clients as one that does not exist. */
   hasTool(name: string): boolean {
     const tool = this.parts.tools.get(name);
-    return tool !== undefined && isListed(tool, this.parts.policies);
+    return tool !== undefined && this.isListed(tool);
+  }
+
+  /** Denied tools are hidden unless the deny mode is `refuse` (policy.ts's isListed, with the decision kept). */
+  private isListed(tool: Tool): boolean {
+    return this.parts.policies.denyMode === "refuse" || this.parts.policyOf(tool).decision !== "deny";
   }
 
   /**

@@ -6,7 +6,7 @@ import type { EngineOptions } from "../engine-options.js";
 import type { InFlightGate } from "../in-flight.js";
 import type { TokenSource } from "../oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
-import type { Policies } from "../policy.js";
+import { type Policies, type Resolved, resolve } from "../policy.js";
 import type { Limiter } from "../rate-limit.js";
 import type { RequestStates } from "../request-state.js";
 import type { OutputValidation } from "../types.js";
@@ -18,6 +18,8 @@ export interface EngineParts {
   validator: Validator;
   outputValidation: OutputValidation;
   policies: Policies;
+  /** A tool's policy decision, resolved once per engine (its policies never change) and shared by every call. */
+  policyOf: (tool: Tool) => Resolved;
   limiter: Limiter;
   gate: InFlightGate;
   tokens: TokenSource;
@@ -27,4 +29,17 @@ export interface EngineParts {
 
 export function approvalTimeoutMs(options: Pick<EngineOptions, "approvalTimeoutMs">): number {
   return options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+}
+
+/** Each tool's policy, resolved on first use and kept: as many entries as the catalog has tools. */
+export function policyResolver(policies: Policies): (tool: Tool) => Resolved {
+  const resolved = new Map<string, Resolved>();
+  return (tool) => {
+    let policy = resolved.get(tool.name);
+    if (!policy) {
+      policy = resolve(tool, policies);
+      resolved.set(tool.name, policy);
+    }
+    return policy;
+  };
 }

@@ -1,8 +1,7 @@
-// The policy stage: the tool by its name and its policy decision, resolved once for the whole call (the approval
-// stage reads the same decision). A denied tool is refused before anything else looks at the call, its arguments
+// The policy stage: the tool by its name and its policy decision, read once for the whole call (the approval stage
+// reads the same decision; parts.ts resolves each tool's once per engine). A denied tool is refused before anything else looks at the call, its arguments
 // included: this is the operator's decision, not something other arguments can change.
 
-import { resolve as resolvePolicy } from "../policy.js";
 import { errorResult } from "../response.js";
 import { answered, type Found, type Opened, type Ran } from "./call.js";
 import type { EngineParts } from "./parts.js";
@@ -13,7 +12,7 @@ export function policyStage(parts: EngineParts): Stage<Opened, Found, Ran> {
     const tool = parts.tools.get(call.name);
     // An unknown tool is the check stage's to refuse.
     if (!tool) return next({ ...call, found: undefined });
-    const policy = resolvePolicy(tool, parts.policies);
+    const policy = parts.policyOf(tool);
     if (policy.decision !== "deny") return next({ ...call, found: { tool, policy } });
     call.record("denied");
     return answered(
