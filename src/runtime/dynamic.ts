@@ -180,19 +180,7 @@ function dynamicTools(tools: Tool[]): ServedTool[] {
   });
   const reading = { readOnlyHint: true, openWorldHint: false };
   return [
-    {
-      name: SEARCH_TOOLS,
-      title: "Search tools",
-      description: `Find this server's tools (${tools.length}) for a task: names and summaries, best first.`,
-      inputSchema: object(
-        {
-          query: { type: "string", description: "the task, in words" },
-          limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
-        },
-        ["query"],
-      ),
-      annotations: reading,
-    },
+    searchTool({ tools, whose: "this server's" }),
     {
       name: DESCRIBE_TOOL,
       title: "Describe tool",
@@ -211,6 +199,27 @@ function dynamicTools(tools: Tool[]): ServedTool[] {
       },
     },
   ];
+}
+
+/**
+ * search_tools as tools/list gives it, in dynamic and code mode alike: the tools it searches are `whose` (this
+ * server's, or in code mode this API's, which a script calls).
+ */
+export function searchTool({ tools, whose }: { tools: readonly Tool[]; whose: string }): ServedTool {
+  return {
+    name: SEARCH_TOOLS,
+    title: "Search tools",
+    description: `Find ${whose} tools (${tools.length}) for a task: names and summaries, best first.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "the task, in words" },
+        limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+      },
+      required: ["query"],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  };
 }
 
 function answer(result: ToolResult): { result: ToolResult } {

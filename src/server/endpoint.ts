@@ -20,8 +20,9 @@ import { ProfileRefused } from "../runtime/profiles.js";
 import type { Caller } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";
-import { createMcpServer, PROFILE_REFUSED, type ServerIdentity } from "./mcp.js";
+import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { sdkErrorLine } from "./log-lines.js";
+import { PROFILE_REFUSED, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc-codes.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
 
@@ -123,7 +124,7 @@ export class McpEndpoint {
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       if (!session || session.slot.owner !== principal) {
-        return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
+        return sendRpcError({ res, status: 404, code: SESSION_NOT_FOUND, message: "Session not found" });
       }
       this.holdOpen({ slot: session.slot, res });
       const response = await session.transport.handleRequest(request, { parsedBody: body, ...auth });
@@ -131,7 +132,7 @@ export class McpEndpoint {
     }
     if (req.method === "POST" && isInitializeRequest(body))
       return this.startSession({ req, res, body, request, auth, ...(caller ? { caller } : {}) });
-    sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
+    sendRpcError({ res, status: 400, code: SERVER_ERROR, message: "Bad Request: Mcp-Session-Id header is required" });
   }
 
   /** Why the server's profiles refuse this caller; undefined when it has one (or there are no profiles). */
@@ -155,7 +156,7 @@ export class McpEndpoint {
     const admission = this.table.admit(caller?.principal);
     if ("refused" in admission) {
       const headers = { "retry-after": String(admission.retryAfterSeconds) };
-      return sendRpcError({ res, status: 503, code: -32000, message: admission.refused, headers });
+      return sendRpcError({ res, status: 503, code: SERVER_ERROR, message: admission.refused, headers });
     }
     const { slot } = admission;
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
@@ -192,7 +193,7 @@ export class McpEndpoint {
     // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
     if (req.method !== "POST") {
       const message = "Method not allowed: a stateless server takes POST only";
-      return sendRpcError({ res, status: 405, code: -32000, message, headers: { allow: "POST" } });
+      return sendRpcError({ res, status: 405, code: SERVER_ERROR, message, headers: { allow: "POST" } });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = this.server(transport);

@@ -30,6 +30,7 @@ import { callerFromContext } from "./caller.js";
 import { callAskingLater } from "./input-required.js";
 import { askSignIn } from "./sign-in-question.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
+import { PROFILE_REFUSED, SERVER_ERROR } from "./rpc-codes.js";
 
 /** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
 export interface ServerIdentity {
@@ -57,11 +58,6 @@ export class RpcError extends ProtocolError {
     super(code, message);
   }
 }
-
-/** What v1 called ErrorCode.ConnectionClosed: the call ended because the server is shutting down. */
-const CONNECTION_CLOSED = -32000;
-/** A verified caller that no profile admits (profiles.ts): answered to each request, 403 over HTTP. */
-export const PROFILE_REFUSED = -32003;
 
 /** The provider that answers this request's caller: its profile's, when the server has profiles. */
 function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
@@ -163,7 +159,7 @@ export function createMcpServer({
       // the SDK declares.
       return { ...result };
     } catch (error) {
-      if (error instanceof ShutdownError) throw new RpcError({ code: CONNECTION_CLOSED, message: error.message });
+      if (error instanceof ShutdownError) throw new RpcError({ code: SERVER_ERROR, message: error.message });
       // The provider promises never to reject: a rejection is a bug, so say little to the client and log the rest.
       log?.(`tools/call ${tool} failed: ${stackOf(error)}`);
       throw new RpcError({ code: ProtocolErrorCode.InternalError, message: `Internal error while calling ${tool}` });
