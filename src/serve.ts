@@ -25,7 +25,7 @@ import type { ServeMode } from "./runtime/dynamic.js";
 import type { ScriptSettings } from "./runtime/code-turn.js";
 import { defined } from "./runtime/start.js";
 import { fromSettings, type OptionValues, readOptionValues } from "./server/option-values.js";
-import type { ToolProvider } from "./runtime/types.js";
+import type { ServedProvider } from "./runtime/types.js";
 import { servedListing } from "./serve-listing.js";
 import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "./server/index.js";
 import { type EngineSetup, type EngineSetupOptions, setUpEngine } from "./setup.js";
@@ -146,13 +146,13 @@ async function serveEngine({
   const script = limits({ given: options.script, file: file?.script });
   const approvalTimeoutMs = settings?.approvalTimeoutSeconds ? settings.approvalTimeoutSeconds * 1000 : undefined;
   /** The provider serving `catalog` through `engine`: the first at start, another at each registry publish. */
-  const build = async ({ engine: from, catalog: served, first = false }: Build): Promise<ToolProvider> => {
+  const build = async ({ engine: from, catalog: served, first = false }: Build): Promise<ServedProvider> => {
     const code = async () => {
       const { CodeProvider } = await import("./runtime/code-mode.js");
       // The first script should not wait for a worker to start and load the engine (about a second on a busy
       // host); the worker loads it on its own thread meanwhile.
       void (await import("./runtime/sandbox/run-script.js")).warmSandbox();
-      return (scoped: Engine): ToolProvider =>
+      return (scoped: Engine): ServedProvider =>
         new CodeProvider({
           engine: scoped,
           catalog: served,
@@ -166,7 +166,7 @@ async function serveEngine({
       const { DynamicProvider } = await import("./runtime/dynamic.js");
       const cached = listing ? { cached: listing } : {};
       const coded = mode === "code" ? await code() : undefined;
-      const made = (scoped: Engine): ToolProvider =>
+      const made = (scoped: Engine): ServedProvider =>
         coded
           ? coded(scoped)
           : mode === "dynamic"

@@ -9,10 +9,8 @@ import { clipText, QUOTED_NAME_CHARS } from "./limits.js";
 import { nearMatches } from "./policy.js";
 import { errorResult } from "./response.js";
 import { ToolSearch } from "./search.js";
-import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "./types.js";
-
-/** A provider (the engine) that can also begin a call and resume it once approved. */
-type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;
+import { ProviderBase } from "./engine/provider-base.js";
+import type { BegunCall, CallContext, ResumeCall, ServedProvider, ServedTool, StartCall, ToolResult } from "./types.js";
 
 /**
  * tools: one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool over all of them; code:
@@ -40,14 +38,15 @@ const SUMMARY_CHARS = 120;
 /** A request, not a document: longer queries are refused rather than tokenized. */
 const MAX_QUERY_CHARS = 1000;
 
-export class DynamicProvider implements ToolProvider {
+export class DynamicProvider extends ProviderBase {
   private readonly visible: Tool[];
   private readonly listed: ServedTool[];
   private index: ToolSearch | undefined;
   private entries: Map<string, ServedTool> | undefined;
 
   /** `engine` serves `catalog`'s tools; only those it lists (not hidden by policy) can be found, described or called. */
-  constructor(private readonly options: { engine: ResumableProvider; catalog: Catalog }) {
+  constructor(private readonly options: { engine: ServedProvider; catalog: Catalog }) {
+    super();
     this.visible = options.catalog.tools.filter((tool) => options.engine.hasTool(tool.name));
     this.listed = dynamicTools(this.visible);
   }
@@ -66,14 +65,14 @@ export class DynamicProvider implements ToolProvider {
   }
 
   /** As callTool: call_tool's inner tool is what the approval state binds. */
-  async beginCall({ name, args, ...rest }: StartCall): Promise<BegunCall> {
+  override async beginCall({ name, args, ...rest }: StartCall): Promise<BegunCall> {
     const routed = this.route(name, args);
     return "result" in routed
       ? routed
       : this.options.engine.beginCall({ ...rest, name: routed.tool, args: routed.inner });
   }
 
-  async resumeCall({ name, args, ...rest }: ResumeCall): Promise<ToolResult> {
+  override async resumeCall({ name, args, ...rest }: ResumeCall): Promise<ToolResult> {
     const routed = this.route(name, args);
     return "result" in routed
       ? routed.result

@@ -11,7 +11,7 @@ import { TokenProvider } from "./oauth.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import { DEFAULT_POLICIES, type Policies, parsePolicies, type Resolved } from "./policy.js";
 import { RateLimiter } from "./rate-limit.js";
-import type { BegunCall, CallContext, Caller, ResumeCall, StartCall, ToolProvider, ToolResult } from "./types.js";
+import type { BegunCall, CallContext, Caller, ResumeCall, StartCall, ToolResult } from "./types.js";
 import { Validator } from "./validate.js";
 import type { UserCredentialMap } from "./user-credentials.js";
 import { RequestStates } from "./request-state.js";
@@ -20,6 +20,7 @@ import type { Prepared, Stopped } from "./engine/call.js";
 import { checkCall, unknownTool } from "./engine/check.js";
 import { type PrepareContext, prepareRequest } from "./engine/credentials.js";
 import { approvalTimeoutMs, type EngineParts, policyResolver } from "./engine/parts.js";
+import { ProviderBase } from "./engine/provider-base.js";
 import { callPipeline, type Pipeline } from "./engine/stages.js";
 
 export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
@@ -27,7 +28,7 @@ export type { PrepareContext } from "./engine/credentials.js";
 export { DEFAULT_MAX_ARGUMENT_BYTES } from "./engine/check.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
 
-export class Engine implements ToolProvider {
+export class Engine extends ProviderBase {
   private readonly parts: EngineParts;
   private readonly run: Pipeline;
   private listed: ListedTool[] | undefined;
@@ -37,6 +38,7 @@ export class Engine implements ToolProvider {
     private readonly options: EngineOptions,
     shared?: Shared,
   ) {
+    super();
     const policies = options.policies ?? DEFAULT_POLICIES;
     this.parts = {
       options,
@@ -200,7 +202,7 @@ export class Engine implements ToolProvider {
    * stateless HTTP): as callTool, except that a call needing approval ends here with what to ask and a signed
    * state bound to the tool, the arguments and the caller; nothing is sent until resumeCall gets it back approved.
    */
-  async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
+  override async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
     const ran = await this.run({ kind: "begin", name, args, principal, context });
     return ran.kind === "approval" ? { approval: ran.approval } : { result: ran.result };
   }
@@ -210,7 +212,7 @@ export class Engine implements ToolProvider {
    * answered: the state is checked (signature, expiry, same tool and caller), the arguments validated and checked
    * against it, the state used up, and only then, if the answer is yes, the request sent.
    */
-  async resumeCall({ name, args, principal, state, answer, context = {} }: ResumeCall): Promise<ToolResult> {
+  override async resumeCall({ name, args, principal, state, answer, context = {} }: ResumeCall): Promise<ToolResult> {
     return (await this.run({ kind: "resume", name, args, principal, state, answer, context })).result;
   }
 

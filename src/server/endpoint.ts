@@ -17,7 +17,8 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { ProfileRefused } from "../runtime/profiles.js";
-import type { Caller } from "../runtime/types.js";
+import { servedProvider } from "../runtime/engine/provider-base.js";
+import type { Caller, ServedProvider } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";
 import { createMcpServer, type ServerIdentity } from "./mcp.js";
@@ -83,8 +84,10 @@ export class McpEndpoint {
   private readonly modern: McpHttpHandler;
   /** Stops telling 2026-07-28 subscriptions that the tools changed (a registry's provider only). */
   private readonly unwatch: (() => void) | undefined;
+  private readonly provider: ServedProvider;
 
   constructor(private readonly options: EndpointOptions) {
+    this.provider = servedProvider(options.provider);
     this.table = new SessionTable(options.sessions, options.log);
     const { log } = options;
     this.modern = createMcpHandler(() => this.server(), {
@@ -93,7 +96,9 @@ export class McpEndpoint {
     });
     // 2026-07-28 clients holding a subscriptions/listen stream are told when the registry publishes (the SDK's
     // listen router); 2025 sessions are told by their own Server (mcp.ts).
-    this.unwatch = options.provider.onListChanged?.(() => this.modern.notify.toolsChanged());
+    this.unwatch = this.provider.changing()
+      ? this.provider.onListChanged(() => this.modern.notify.toolsChanged())
+      : undefined;
   }
 
   get sessionCount(): number {
@@ -138,7 +143,7 @@ export class McpEndpoint {
   /** Why the server's profiles refuse this caller; undefined when it has one (or there are no profiles). */
   private profileRefusal(caller: Caller | undefined): string | undefined {
     try {
-      this.options.provider.forCaller?.(caller);
+      this.provider.forCaller(caller);
       return undefined;
     } catch (error) {
       if (error instanceof ProfileRefused) return error.message;
@@ -209,7 +214,8 @@ export class McpEndpoint {
   }
 
   private server(transport?: Transport) {
-    const { provider, name, version, instructions, calls, log } = this.options;
+    const { name, version, instructions, calls, log } = this.options;
+    const { provider } = this;
     // A cancelled request gets no answer from the SDK: end its response stream, or it stays open for the session.
     const onCancelled = transport ? (id: string | number) => transport.closeSSEStream(id) : undefined;
     const server = createMcpServer({

@@ -12,7 +12,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
 import { ProfileRefused } from "../runtime/profiles.js";
-import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
+import { servedProvider } from "../runtime/engine/provider-base.js";
+import type { ApprovalAnswer, ApprovalRequest, ServedProvider, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/limits.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { SignInAnswer, SignInPrompt } from "../runtime/user-credentials.js";
@@ -60,10 +61,10 @@ export class RpcError extends ProtocolError {
 }
 
 /** The provider that answers this request's caller: its profile's, when the server has profiles. */
-function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
+function providerFor(served: ServedProvider, ctx: Parameters<typeof callerFromContext>[0]): ServedProvider {
   // A registry's provider: the catalog serving now, for the whole request, whatever is published meanwhile.
-  const provider = served.snapshot?.() ?? served;
-  if (!provider.forCaller) return provider;
+  const provider = served.snapshot();
+  if (!provider.perCaller()) return provider;
   try {
     return provider.forCaller(callerFromContext(ctx));
   } catch (error) {
@@ -73,7 +74,7 @@ function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromCont
 }
 
 export function createMcpServer({
-  provider: served,
+  provider,
   name,
   version,
   instructions,
@@ -81,18 +82,16 @@ export function createMcpServer({
   onCancelled,
   log,
 }: McpServerOptions): Server {
+  const served = servedProvider(provider);
   const server = new Server(
     { name, version },
     // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
     // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts), as
     // are the cache hints the SDK puts on 2026-07-28 results (cache-hints.ts).
     {
-      capabilities: capabilities({ listChanged: served.onListChanged !== undefined }),
+      capabilities: capabilities({ listChanged: served.changing() }),
       // With profiles, what is listed depends on who asks: no shared cache may serve it to another caller.
-      cacheHints: cacheHints({
-        perPrincipal: served.forCaller !== undefined,
-        changing: served.onListChanged !== undefined,
-      }),
+      cacheHints: cacheHints({ perPrincipal: served.perCaller(), changing: served.changing() }),
       ...(instructions ? { instructions } : {}),
     },
   );
@@ -102,7 +101,7 @@ export function createMcpServer({
   server.setRequestHandler("tools/list", (request, ctx) => {
     const provider = providerFor(served, ctx);
     const cursor = request.params?.cursor;
-    const listing = provider.listingJson?.();
+    const listing = provider.listingJson();
     const at = cursor !== undefined ? { cursor } : {};
     // A page serialized already is returned as it is: the stdio transport sends its entries' JSON (pages.ts). Its
     // `tools` is not an array (ListedTools), which the SDK's type cannot say.
@@ -169,12 +168,12 @@ export function createMcpServer({
   // A 2025 session is told when the tools change (the registry published); a 2026-07-28 request has no stream to
   // tell it on: its client learns from the listing's short ttlMs (cache-hints.ts) or a subscriptions/listen stream
   // (endpoint.ts). Sent only once the session is initialized, and never again after it closes.
-  const stop = served.onListChanged?.(() => {
-    const version = server.getNegotiatedProtocolVersion();
-    if (!server.transport || version === undefined || version >= "2026" || !server.getClientCapabilities()) return;
-    server.sendToolListChanged().catch((error: unknown) => log?.(`tools/list_changed not sent: ${messageOf(error)}`));
-  });
-  if (stop) {
+  if (served.changing()) {
+    const stop = served.onListChanged(() => {
+      const version = server.getNegotiatedProtocolVersion();
+      if (!server.transport || version === undefined || version >= "2026" || !server.getClientCapabilities()) return;
+      server.sendToolListChanged().catch((error: unknown) => log?.(`tools/list_changed not sent: ${messageOf(error)}`));
+    });
     const closed = server.onclose;
     server.onclose = () => {
       stop();
