@@ -6,7 +6,7 @@ import type { Catalog } from "../catalog/types.js";
 import { servedBudget } from "../inspect/budget.js";
 import type { Engine } from "../runtime/engine.js";
 import { profiledProvider } from "../runtime/profiles/profiled.js";
-import type { ToolProvider } from "../runtime/types.js";
+import type { ServedProvider } from "../runtime/types.js";
 import type { Later } from "./later.js";
 import type { ServeChoices } from "./serve-choices.js";
 import { servedListing } from "./serve-listing.js";
@@ -20,7 +20,7 @@ export interface Build {
   first?: boolean;
 }
 
-export type BuildProvider = (build: Build) => Promise<ToolProvider>;
+export type BuildProvider = (build: Build) => Promise<ServedProvider>;
 
 interface Builder {
   setup: EngineSetup;
@@ -78,12 +78,12 @@ async function profiled({
   served: Catalog;
   first: boolean;
   listing?: Buffer[];
-}): Promise<ToolProvider> {
+}): Promise<ServedProvider> {
   const { mode, outputSchemas, stdio } = choices;
   const { DynamicProvider } = await import("../runtime/modes/dynamic.js");
   const cached = listing ? { cached: listing } : {};
   const coded = mode === "code" ? await codeProviders({ choices, served }) : undefined;
-  const made = (scoped: Engine): ToolProvider =>
+  const made = (scoped: Engine): ServedProvider =>
     coded
       ? coded(scoped)
       : mode === "dynamic"
@@ -108,12 +108,12 @@ async function codeProviders({
 }: {
   choices: ServeChoices;
   served: Catalog;
-}): Promise<(scoped: Engine) => ToolProvider> {
+}): Promise<(scoped: Engine) => ServedProvider> {
   const { CodeProvider } = await import("../runtime/modes/code-mode.js");
   // The first script should not wait for a worker to start and load the engine (about a second on a busy
   // host); the worker loads it on its own thread meanwhile.
   void (await import("../runtime/modes/sandbox/run-script.js")).warmSandbox();
-  return (scoped: Engine): ToolProvider =>
+  return (scoped: Engine): ServedProvider =>
     new CodeProvider({
       engine: scoped,
       catalog: served,

@@ -4,19 +4,11 @@
 
 import type { Catalog } from "../catalog/types.js";
 import type { Engine } from "../runtime/engine.js";
-import type {
-  BegunCall,
-  CallContext,
-  ListingJson,
-  ResumeCall,
-  ServedTool,
-  StartCall,
-  ToolProvider,
-  ToolResult,
-} from "../runtime/types.js";
+import { DelegatingProvider } from "../runtime/engine/delegating-provider.js";
+import type { ListingJson, ServedProvider, ServedTool } from "../runtime/types.js";
 
 export interface ServedListing {
-  provider: ToolProvider;
+  provider: ServedProvider;
   listing: ListingJson;
   /** Every tool's entry with output schemas (what the cache keeps), when that is what is listed. */
   whole?: readonly string[];
@@ -61,34 +53,27 @@ export function servedListing({
 }
 
 /** The engine, with its listing serialized. */
-class ListedProvider implements ToolProvider {
+class ListedProvider extends DelegatingProvider {
   private readonly engine: Engine;
   private readonly listing: ListingJson;
-  readonly listTools: () => ServedTool[];
+  private readonly entries: () => ServedTool[];
 
   constructor({ engine, listing, listTools }: { engine: Engine; listing: ListingJson; listTools: () => ServedTool[] }) {
+    super();
     this.engine = engine;
     this.listing = listing;
-    this.listTools = listTools;
+    this.entries = listTools;
   }
 
-  listingJson(): ListingJson {
+  protected target(): Engine {
+    return this.engine;
+  }
+
+  override listTools(): ServedTool[] {
+    return this.entries();
+  }
+
+  override listingJson(): ListingJson {
     return this.listing;
-  }
-
-  hasTool(name: string): boolean {
-    return this.engine.hasTool(name);
-  }
-
-  callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult> {
-    return this.engine.callTool(name, args, context);
-  }
-
-  beginCall(call: StartCall): Promise<BegunCall> {
-    return this.engine.beginCall(call);
-  }
-
-  resumeCall(call: ResumeCall): Promise<ToolResult> {
-    return this.engine.resumeCall(call);
   }
 }

@@ -20,7 +20,7 @@ export interface ServeOptions extends EngineSetupOptions {
   /** Code mode's limits on a script run; the settings file's apply where these are left out. */
   script?: Partial<ScriptSettings>;
   /** Who may use the HTTP endpoint: static bearer tokens, or OAuth access tokens checked against an issuer. */
-  auth?: AuthConfig;
+  auth?: AuthConfig | undefined;
   /** Serve a non-loopback host without endpoint auth (refused otherwise); warns on every start. */
   allowUnauthenticated?: boolean;
   /** Idle expiry and caps of HTTP sessions; the settings file's apply where these are left out. */

@@ -4,7 +4,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { AuditLog } from "../runtime/audit/audit-record.js";
-import type { ToolProvider } from "../runtime/types.js";
+import type { ServedProvider } from "../runtime/types.js";
 import type { HttpHandle } from "../server/index.js";
 import type { StdioHandle } from "../server/stdio.js";
 import { authoring, consoleMounts } from "./console-mount.js";
@@ -99,7 +99,7 @@ export async function serveOverStdio({
   setup: EngineSetup;
   options: ServeOptions;
   choices: ServeChoices;
-  provider: ToolProvider;
+  provider: ServedProvider;
   log: (line: string) => void;
 }): Promise<StdioHandle> {
   if (options.console ?? file?.console)

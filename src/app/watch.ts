@@ -10,7 +10,7 @@ import { SwappableProvider } from "../registry/swappable.js";
 import { watchSources } from "../registry/watch.js";
 import type { Engine } from "../runtime/engine.js";
 import { reloadEngine } from "../runtime/reload.js";
-import type { ToolProvider } from "../runtime/types.js";
+import type { ServedProvider } from "../runtime/types.js";
 import type { BuildProvider } from "./providers.js";
 import type { ServeOptions } from "./serve-options.js";
 import type { EngineSetup } from "./setup.js";
@@ -25,7 +25,7 @@ export interface Watched {
 
 /** What is served now: the provider, the catalog and engine behind it (a registry swaps them), and how to stop. */
 export interface Served {
-  provider: ToolProvider;
+  provider: ServedProvider;
   view: () => { catalog: Catalog; engine: Engine };
   unwatch: () => void;
 }
@@ -80,7 +80,7 @@ export function servePublished({
   log,
 }: {
   watched: Watched | undefined;
-  first: ToolProvider;
+  first: ServedProvider;
   build: BuildProvider;
   setup: EngineSetup;
   log: (line: string) => void;

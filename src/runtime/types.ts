@@ -153,31 +153,41 @@ export interface ListingJson {
   texts: readonly string[];
 }
 
-/** What the MCP binding needs from the engine. */
+/**
+ * The core every provider has: what the MCP binding needs to list and call tools. A provider with only these (a
+ * program's own, a test's fake) is served with the defaults of ProviderBase (engine/provider-base.ts).
+ */
 export interface ToolProvider {
   listTools(): ServedTool[];
-  /** `listTools()` as JSON, when the provider has it serialized already: sent as it is, not serialized again. */
-  listingJson?(): ListingJson;
   hasTool(name: string): boolean;
   /** Never rejects for a failed call: failures are results with `isError: true`. */
   callTool(name: string, args: unknown, context?: CallContext): Promise<ToolResult>;
+}
+
+/**
+ * A provider as the binding serves it: the core, and what the binding asks of every provider. ProviderBase gives
+ * each a default (a plain provider's meaning); a wrapper extending DelegatingProvider overrides what it changes.
+ */
+export interface ServedProvider extends ToolProvider {
+  /** `listTools()` as JSON, when the provider has it serialized already (sent as it is); else undefined. */
+  listingJson(): ListingJson | undefined;
   /** For clients that answer approval later: a call needing it ends with what to ask and a signed state. */
-  beginCall?(call: StartCall): Promise<BegunCall>;
+  beginCall(call: StartCall): Promise<BegunCall>;
   /** The call a state from beginCall stands for, with the person's answer: checked, then sent if approved. */
-  resumeCall?(call: ResumeCall): Promise<ToolResult>;
+  resumeCall(call: ResumeCall): Promise<ToolResult>;
+  /** With profiles (profiled.ts): what is listed and called depends on who asks. */
+  perCaller(): boolean;
   /**
-   * With profiles (profiled.ts): the provider that answers this caller (none: stdio, no endpoint auth), which lists,
-   * knows and calls only its profile's tools; throws ProfileRefused when the caller has no profile. Absent: this
-   * provider answers every caller alike.
+   * The provider that answers this caller (none: stdio, no endpoint auth), which lists, knows and calls only its
+   * profile's tools; throws ProfileRefused when the caller has no profile. Itself when not perCaller().
    */
-  forCaller?(caller: Caller | undefined): ToolProvider;
-  /**
-   * A provider whose tools change while serving (`serve --registry`, `--watch`): the provider serving now, which
-   * one request uses throughout (a call starts and ends on one catalog). Absent: the tools never change.
-   */
-  snapshot?(): ToolProvider;
-  /** With `snapshot`: tells `listener` each time the tools change; returns what stops telling it. */
-  onListChanged?(listener: () => void): () => void;
+  forCaller(caller: Caller | undefined): ServedProvider;
+  /** Whether the tools change while serving (`serve --registry`, `--watch`). */
+  changing(): boolean;
+  /** The provider serving now, which one request uses throughout (a call starts and ends on one catalog). */
+  snapshot(): ServedProvider;
+  /** Tells `listener` each time the tools change; returns what stops telling it. */
+  onListChanged(listener: () => void): () => void;
 }
 
 export type OutputValidation = "strict" | "warn" | "off";

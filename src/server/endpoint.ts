@@ -17,11 +17,13 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { ProfileRefused } from "../runtime/profiles/profiles.js";
-import type { Caller } from "../runtime/types.js";
+import { servedProvider } from "../runtime/engine/provider-base.js";
+import type { Caller, ServedProvider } from "../runtime/types.js";
 import type { CallTracker } from "./calls.js";
 import { callerAuthInfo } from "./caller.js";
-import { createMcpServer, PROFILE_REFUSED, type ServerIdentity } from "./mcp.js";
+import { createMcpServer, type ServerIdentity } from "./mcp.js";
 import { sdkErrorLine } from "./log-lines.js";
+import { PROFILE_REFUSED, SERVER_ERROR, SESSION_NOT_FOUND } from "./rpc-codes.js";
 import { type SessionLimits, type Slot, SessionTable } from "./sessions.js";
 import { sendWebResponse, toWebRequest } from "./web-bridge.js";
 
@@ -82,8 +84,10 @@ export class McpEndpoint {
   private readonly modern: McpHttpHandler;
   /** Stops telling 2026-07-28 subscriptions that the tools changed (a registry's provider only). */
   private readonly unwatch: (() => void) | undefined;
+  private readonly provider: ServedProvider;
 
   constructor(private readonly options: EndpointOptions) {
+    this.provider = servedProvider(options.provider);
     this.table = new SessionTable(options.sessions, options.log);
     const { log } = options;
     this.modern = createMcpHandler(() => this.server(), {
@@ -92,7 +96,9 @@ export class McpEndpoint {
     });
     // 2026-07-28 clients holding a subscriptions/listen stream are told when the registry publishes (the SDK's
     // listen router); 2025 sessions are told by their own Server (mcp.ts).
-    this.unwatch = options.provider.onListChanged?.(() => this.modern.notify.toolsChanged());
+    this.unwatch = this.provider.changing()
+      ? this.provider.onListChanged(() => this.modern.notify.toolsChanged())
+      : undefined;
   }
 
   get sessionCount(): number {
@@ -123,7 +129,7 @@ export class McpEndpoint {
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
       if (!session || session.slot.owner !== principal) {
-        return sendRpcError({ res, status: 404, code: -32001, message: "Session not found" });
+        return sendRpcError({ res, status: 404, code: SESSION_NOT_FOUND, message: "Session not found" });
       }
       this.holdOpen({ slot: session.slot, res });
       const response = await session.transport.handleRequest(request, { parsedBody: body, ...auth });
@@ -131,13 +137,13 @@ export class McpEndpoint {
     }
     if (req.method === "POST" && isInitializeRequest(body))
       return this.startSession({ req, res, body, request, auth, ...(caller ? { caller } : {}) });
-    sendRpcError({ res, status: 400, code: -32000, message: "Bad Request: Mcp-Session-Id header is required" });
+    sendRpcError({ res, status: 400, code: SERVER_ERROR, message: "Bad Request: Mcp-Session-Id header is required" });
   }
 
   /** Why the server's profiles refuse this caller; undefined when it has one (or there are no profiles). */
   private profileRefusal(caller: Caller | undefined): string | undefined {
     try {
-      this.options.provider.forCaller?.(caller);
+      this.provider.forCaller(caller);
       return undefined;
     } catch (error) {
       if (error instanceof ProfileRefused) return error.message;
@@ -155,7 +161,7 @@ export class McpEndpoint {
     const admission = this.table.admit(caller?.principal);
     if ("refused" in admission) {
       const headers = { "retry-after": String(admission.retryAfterSeconds) };
-      return sendRpcError({ res, status: 503, code: -32000, message: admission.refused, headers });
+      return sendRpcError({ res, status: 503, code: SERVER_ERROR, message: admission.refused, headers });
     }
     const { slot } = admission;
     const transport: Transport = new WebStandardStreamableHTTPServerTransport({
@@ -192,7 +198,7 @@ export class McpEndpoint {
     // No session means no later request can reach this server: GET (a notification stream) and DELETE mean nothing.
     if (req.method !== "POST") {
       const message = "Method not allowed: a stateless server takes POST only";
-      return sendRpcError({ res, status: 405, code: -32000, message, headers: { allow: "POST" } });
+      return sendRpcError({ res, status: 405, code: SERVER_ERROR, message, headers: { allow: "POST" } });
     }
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const server = this.server(transport);
@@ -208,7 +214,8 @@ export class McpEndpoint {
   }
 
   private server(transport?: Transport) {
-    const { provider, name, version, instructions, calls, log } = this.options;
+    const { name, version, instructions, calls, log } = this.options;
+    const { provider } = this;
     // A cancelled request gets no answer from the SDK: end its response stream, or it stays open for the session.
     const onCancelled = transport ? (id: string | number) => transport.closeSSEStream(id) : undefined;
     const server = createMcpServer({

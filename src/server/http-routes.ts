@@ -20,6 +20,7 @@ import { type BodyBudget, bodyRefusal, readBody, type RequestLimits } from "./bo
 import { callerOf } from "./caller.js";
 import { type EndpointRequest, type McpEndpoint, sendRpcError } from "./endpoint.js";
 import type { RequestGuard } from "./guard.js";
+import { SERVER_ERROR } from "./rpc-codes.js";
 
 export const MCP_PATH = "/mcp";
 const METHODS = new Set(["GET", "POST", "DELETE"]);
@@ -72,7 +73,7 @@ export class HttpRoutes {
     if (!caller) return;
     if (!METHODS.has(req.method ?? "")) {
       const headers = { allow: "GET, POST, DELETE" };
-      return sendRpcError({ res, status: 405, code: -32000, message: "Method not allowed", headers });
+      return sendRpcError({ res, status: 405, code: SERVER_ERROR, message: "Method not allowed", headers });
     }
     const principal = caller.caller?.principal;
     const body = req.method === "POST" ? await this.jsonBody({ req, res, principal }) : { json: undefined };
@@ -80,7 +81,7 @@ export class HttpRoutes {
     // While shutting down, only notifications and responses (a cancellation, say) still reach the sessions.
     if (this.closing && (req.method !== "POST" || [body.json].flat().some(isJSONRPCRequest))) {
       const headers = { connection: "close", "retry-after": "1" };
-      return sendRpcError({ res, status: 503, code: -32000, message: "Server shutting down", headers });
+      return sendRpcError({ res, status: 503, code: SERVER_ERROR, message: "Server shutting down", headers });
     }
     if (req.method === "POST") {
       this.posts.add(res);
@@ -186,7 +187,7 @@ export class HttpRoutes {
     const refusal = this.guard?.checkHost(req.headers.host) ?? this.guard?.checkOrigin(req.headers.origin);
     if (!refusal) return true;
     this.parts.log(`refused: 403 ${refusal}`);
-    sendRpcError({ res, status: 403, code: -32000, message: refusal });
+    sendRpcError({ res, status: 403, code: SERVER_ERROR, message: refusal });
     return false;
   }
 
@@ -199,7 +200,7 @@ export class HttpRoutes {
     log(`refused: ${verdict.status} ${verdict.reason}`);
     // A POST's body is left unread: its connection cannot carry another request.
     const headers = { ...verdict.headers, ...(req.method === "POST" ? { connection: "close" } : {}) };
-    sendRpcError({ res, status: verdict.status, code: -32000, message: verdict.message, headers });
+    sendRpcError({ res, status: verdict.status, code: SERVER_ERROR, message: verdict.message, headers });
     return undefined;
   }
 
@@ -215,7 +216,7 @@ export class HttpRoutes {
     const read = await this.body({ req, limit: maxBodyBytes, owner: principal });
     // Gone before its body came: nobody to answer (on a timeout Node answered 408).
     if (read.outcome === "aborted") return undefined;
-    if (read.outcome === "refused") return void sendRpcError({ res, code: -32000, ...read.refused });
+    if (read.outcome === "refused") return void sendRpcError({ res, code: SERVER_ERROR, ...read.refused });
     try {
       return { json: JSON.parse(read.text) as unknown };
     } catch {

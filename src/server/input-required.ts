@@ -13,7 +13,7 @@ import {
   inputResponse,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { ApprovalAnswer, CallContext, ToolProvider, ToolResult } from "../runtime/types.js";
+import type { ApprovalAnswer, CallContext, ServedProvider, ToolResult } from "../runtime/types.js";
 import { approvalQuestion, readAnswer } from "./approval-question.js";
 import { SIGN_IN_STATE, signInRequired, signInRound } from "./sign-in-question.js";
 
@@ -28,7 +28,7 @@ export async function callAskingLater({
   ctx,
   context,
 }: {
-  provider: ToolProvider;
+  provider: ServedProvider;
   tool: string;
   args: unknown;
   ctx: ServerContext;
@@ -51,7 +51,7 @@ async function callRound({
   context,
   caller,
 }: {
-  provider: ToolProvider;
+  provider: ServedProvider;
   tool: string;
   args: unknown;
   ctx: ServerContext;
@@ -62,11 +62,10 @@ async function callRound({
   // retry after a sign-in starts the call afresh.
   const given = ctx.mcpReq.requestState();
   const state = given === SIGN_IN_STATE ? undefined : given;
-  // A provider that cannot hand out a state, or a client that cannot show a form, is treated as one that cannot be
-  // asked: a call needing approval is refused, saying so, and nothing is sent.
+  // A client that cannot show a form is treated as one that cannot be asked: a call needing approval is refused,
+  // saying so, and nothing is sent (as by a provider that cannot hand out a state: ProviderBase's beginCall).
   const unsupported = async (): Promise<ApprovalAnswer> => "unsupported";
-  if (!provider.beginCall || !provider.resumeCall || !canShowForm(ctx))
-    return provider.callTool(tool, args, { ...context, approve: unsupported });
+  if (!canShowForm(ctx)) return provider.callTool(tool, args, { ...context, approve: unsupported });
   if (state !== undefined) {
     // The answer is looked up under the question's id from the signed state, not one the client names.
     const answer = (questionId: string): ApprovalAnswer => answerTo(ctx.mcpReq.inputResponses, questionId);

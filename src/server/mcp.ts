@@ -12,7 +12,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { messageOf, stackOf } from "../catalog/errors.js";
 import { ProfileRefused } from "../runtime/profiles/profiles.js";
-import type { ApprovalAnswer, ApprovalRequest, ToolProvider, ToolResult } from "../runtime/types.js";
+import { servedProvider } from "../runtime/engine/provider-base.js";
+import type { ApprovalAnswer, ApprovalRequest, ServedProvider, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/checks/bounds.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
@@ -30,6 +31,7 @@ import { callerFromContext } from "./caller.js";
 import { callAskingLater } from "./input-required.js";
 import { askSignIn } from "./sign-in-question.js";
 import { jsonToolPage, type ToolPage, toolPage } from "./pages.js";
+import { PROFILE_REFUSED, SERVER_ERROR } from "./rpc-codes.js";
 
 /** What a server says it is in `initialize` (name, version, instructions), and the tools it serves. */
 export interface ServerIdentity {
@@ -58,16 +60,11 @@ export class RpcError extends ProtocolError {
   }
 }
 
-/** What v1 called ErrorCode.ConnectionClosed: the call ended because the server is shutting down. */
-const CONNECTION_CLOSED = -32000;
-/** A verified caller that no profile admits (profiles.ts): answered to each request, 403 over HTTP. */
-export const PROFILE_REFUSED = -32003;
-
 /** The provider that answers this request's caller: its profile's, when the server has profiles. */
-function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromContext>[0]): ToolProvider {
+function providerFor(served: ServedProvider, ctx: Parameters<typeof callerFromContext>[0]): ServedProvider {
   // A registry's provider: the catalog serving now, for the whole request, whatever is published meanwhile.
-  const provider = served.snapshot?.() ?? served;
-  if (!provider.forCaller) return provider;
+  const provider = served.snapshot();
+  if (!provider.perCaller()) return provider;
   try {
     return provider.forCaller(callerFromContext(ctx));
   } catch (error) {
@@ -77,7 +74,7 @@ function providerFor(served: ToolProvider, ctx: Parameters<typeof callerFromCont
 }
 
 export function createMcpServer({
-  provider: served,
+  provider,
   name,
   version,
   instructions,
@@ -85,18 +82,16 @@ export function createMcpServer({
   onCancelled,
   log,
 }: McpServerOptions): Server {
+  const served = servedProvider(provider);
   const server = new Server(
     { name, version },
     // `logging` lets a client set a level (the SDK keeps it per session), which clients and the conformance suite
     // expect of any server; the SDK answers logging/setLevel itself. Shared with the early answers (early.ts), as
     // are the cache hints the SDK puts on 2026-07-28 results (cache-hints.ts).
     {
-      capabilities: capabilities({ listChanged: served.onListChanged !== undefined }),
+      capabilities: capabilities({ listChanged: served.changing() }),
       // With profiles, what is listed depends on who asks: no shared cache may serve it to another caller.
-      cacheHints: cacheHints({
-        perPrincipal: served.forCaller !== undefined,
-        changing: served.onListChanged !== undefined,
-      }),
+      cacheHints: cacheHints({ perPrincipal: served.perCaller(), changing: served.changing() }),
       ...(instructions ? { instructions } : {}),
     },
   );
@@ -106,7 +101,7 @@ export function createMcpServer({
   server.setRequestHandler("tools/list", (request, ctx) => {
     const provider = providerFor(served, ctx);
     const cursor = request.params?.cursor;
-    const listing = provider.listingJson?.();
+    const listing = provider.listingJson();
     const at = cursor !== undefined ? { cursor } : {};
     // A page serialized already is returned as it is: the stdio transport sends its entries' JSON (pages.ts). Its
     // `tools` is not an array (ListedTools), which the SDK's type cannot say.
@@ -163,7 +158,7 @@ export function createMcpServer({
       // the SDK declares.
       return { ...result };
     } catch (error) {
-      if (error instanceof ShutdownError) throw new RpcError({ code: CONNECTION_CLOSED, message: error.message });
+      if (error instanceof ShutdownError) throw new RpcError({ code: SERVER_ERROR, message: error.message });
       // The provider promises never to reject: a rejection is a bug, so say little to the client and log the rest.
       log?.(`tools/call ${tool} failed: ${stackOf(error)}`);
       throw new RpcError({ code: ProtocolErrorCode.InternalError, message: `Internal error while calling ${tool}` });
@@ -173,12 +168,12 @@ export function createMcpServer({
   // A 2025 session is told when the tools change (the registry published); a 2026-07-28 request has no stream to
   // tell it on: its client learns from the listing's short ttlMs (cache-hints.ts) or a subscriptions/listen stream
   // (endpoint.ts). Sent only once the session is initialized, and never again after it closes.
-  const stop = served.onListChanged?.(() => {
-    const version = server.getNegotiatedProtocolVersion();
-    if (!server.transport || version === undefined || version >= "2026" || !server.getClientCapabilities()) return;
-    server.sendToolListChanged().catch((error: unknown) => log?.(`tools/list_changed not sent: ${messageOf(error)}`));
-  });
-  if (stop) {
+  if (served.changing()) {
+    const stop = served.onListChanged(() => {
+      const version = server.getNegotiatedProtocolVersion();
+      if (!server.transport || version === undefined || version >= "2026" || !server.getClientCapabilities()) return;
+      server.sendToolListChanged().catch((error: unknown) => log?.(`tools/list_changed not sent: ${messageOf(error)}`));
+    });
     const closed = server.onclose;
     server.onclose = () => {
       stop();

@@ -6,6 +6,8 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { answerEarly } from "./early.js";
 import { boundedLog } from "./log-lines.js";
+import { servedProvider } from "../runtime/engine/provider-base.js";
+import type { ListingJson, ServedProvider } from "../runtime/types.js";
 import type { ServerIdentity } from "./mcp.js";
 
 export interface StdioOptions extends ServerIdentity {
@@ -45,6 +47,7 @@ export async function serveStdio({
   // Lines bounded as over HTTP (a response to an unknown request id would be logged whole).
   const log = boundedLog(write);
   const restoreConsole = stdout === process.stdout ? rerouteConsole() : () => {};
+  const served = servedProvider(provider);
   const start = async ({
     input,
     answered,
@@ -54,15 +57,25 @@ export async function serveStdio({
   }): Promise<StdioHandle> => {
     ready();
     const { serveSession } = await import("./stdio-session.js");
-    return serveSession({ provider, name, version, instructions, graceMs, log, stdin: input, stdout, answered });
+    return serveSession({
+      provider: served,
+      name,
+      version,
+      instructions,
+      graceMs,
+      log,
+      stdin: input,
+      stdout,
+      answered,
+    });
   };
   let session: Promise<StdioHandle>;
   // Closed before the SDK took over: it takes over now, to close as a session closes.
   let finishEarly = (): void => {};
   // With profiles, stdio has no verified caller: the default profile's listing is answered (serve refuses to
   // start without one), never another profile's.
-  const listed = provider.forCaller ? defaultProvider(provider) : provider;
-  const listing = listed?.listingJson?.bind(listed);
+  const listed = served.perCaller() ? defaultProvider(served) : served;
+  const listing = listed ? serializedListing(listed) : undefined;
   if (early && listing) {
     const answers = answerEarly({
       stdin,
@@ -70,8 +83,8 @@ export async function serveStdio({
       serverInfo: { name, version },
       ...(instructions ? { instructions } : {}),
       listing,
-      ...(provider.forCaller ? { perPrincipal: true } : {}),
-      ...(provider.onListChanged ? { changing: true } : {}),
+      ...(served.perCaller() ? { perPrincipal: true } : {}),
+      ...(served.changing() ? { changing: true } : {}),
     });
     session = answers.handover.then(({ replay, answered, ended }) => {
       // What the early answers read is read again by the SDK, then the rest of stdin.
@@ -107,12 +120,18 @@ export async function serveStdio({
 }
 
 /** The provider of a caller without endpoint auth, or none when such a caller is refused. */
-function defaultProvider(provider: ServerIdentity["provider"]): ServerIdentity["provider"] | undefined {
+function defaultProvider(provider: ServedProvider): ServedProvider | undefined {
   try {
-    return provider.forCaller?.(undefined);
+    return provider.forCaller(undefined);
   } catch {
     return undefined;
   }
+}
+
+/** What the early answers list, when the provider has its listing serialized already (none: the SDK answers). */
+function serializedListing(provider: ServedProvider): (() => ListingJson) | undefined {
+  const first = provider.listingJson();
+  return first ? () => provider.listingJson() ?? first : undefined;
 }
 
 /** Sends console.log/info/debug to stderr until the returned function restores them. */

@@ -61,7 +61,7 @@ export function checkRoutes({ routes, toolNames }: { routes: unknown; toolNames:
  * wait for, and a full console queue (`busy`) the client's; whichever answers first decides, and the other question is withdrawn (the elicitation cancelled, the
  * queued call taken off the page).
  */
-export async function askApproval({
+export async function askByRoute({
   route,
   queue,
   request,

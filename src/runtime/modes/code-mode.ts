@@ -25,21 +25,31 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
 import { nearMatches } from "../approvals/policy.js";
 import { errorResult } from "../http/response.js";
 import { runScript as sandboxRun } from "./sandbox/run-script.js";
-import type { ApiAnswer, ScriptQueueLimits } from "./sandbox/script.js";
-import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
+import type { ApiAnswer } from "./sandbox/script.js";
+import type { ScriptQueueLimits } from "./sandbox/script.js";
+import { ProviderBase } from "../engine/provider-base.js";
+import type {
+  BegunCall,
+  CallContext,
+  ResumeCall,
+  ServedProvider,
+  ServedTool,
+  StartCall,
+  ToolResult,
+} from "../types.js";
 
-type ResumableProvider = ToolProvider &
-  Required<Pick<ToolProvider, "beginCall" | "resumeCall">> & {
-    /** The caller's in-flight limits (the engine's): each execute takes one of its slots while it runs. */
-    callerInFlight?: CallerInFlightCaps;
-  };
+/** The engine, as code mode calls it. */
+type ScriptEngine = ServedProvider & {
+  /** The caller's in-flight limits: each execute takes one of its slots while it runs. */
+  callerInFlight: CallerInFlightCaps;
+};
 /** How one api call is made: the engine's callTool, beginCall or resumeCall, as the round needs. */
 type Relay = (call: { tool: string; args: unknown; index: number }) => Promise<ApiAnswer>;
 
 const WAITING = "Waiting for a person's approval; the script stops here and runs again once they answer.";
 const NEXT = `${DESCRIBE_TOOLS} gives their TypeScript declarations; ${EXECUTE} runs a script calling api.<name>(args).`;
 
-export class CodeProvider implements ToolProvider {
+export class CodeProvider extends ProviderBase {
   private readonly visible: Map<string, Tool>;
   private readonly listed: ServedTool[];
   private readonly search: DynamicProvider;
@@ -50,7 +60,7 @@ export class CodeProvider implements ToolProvider {
 
   constructor(
     private readonly options: {
-      engine: ResumableProvider;
+      engine: ScriptEngine;
       catalog: Catalog;
       /** --script-timeout, --script-max-queued and the rest; the sandbox's defaults where left out. */
       limits?: Partial<ScriptSettings>;
@@ -59,6 +69,7 @@ export class CodeProvider implements ToolProvider {
       runScript?: RunScript;
     },
   ) {
+    super();
     const tools = options.catalog.tools.filter((tool) => options.engine.hasTool(tool.name));
     this.visible = new Map(tools.map((tool) => [tool.name, tool]));
     this.listed = codeTools(tools);
@@ -88,7 +99,7 @@ export class CodeProvider implements ToolProvider {
   }
 
   /** As callTool, except that a script's call needing approval stops the run and hands out what to ask. */
-  async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
+  override async beginCall({ name, args, principal, context = {} }: StartCall): Promise<BegunCall> {
     const routed = this.route(name, args);
     if ("result" in routed) return routed;
     const script = scriptOrigin(routed.code);
@@ -126,7 +137,7 @@ export class CodeProvider implements ToolProvider {
   }
 
   /** The script again with the person's answer: earlier calls answered as before, the approved one resumed. */
-  async resumeCall({ name, args, principal, state, answer, context = {} }: ResumeCall): Promise<ToolResult> {
+  override async resumeCall({ name, args, principal, state, answer, context = {} }: ResumeCall): Promise<ToolResult> {
     const routed = this.route(name, args);
     if ("result" in routed) return routed.result;
     const script = scriptOrigin(routed.code);
@@ -188,7 +199,7 @@ export class CodeProvider implements ToolProvider {
       limits: this.limits,
       turn: scriptTurn({
         caller: context.caller,
-        inFlight: this.options.engine.callerInFlight?.bind(this.options.engine),
+        inFlight: this.options.engine.callerInFlight.bind(this.options.engine),
         queue: this.queue,
       }),
       ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),

@@ -4,12 +4,10 @@
 import type { Tool } from "../../catalog/types.js";
 import { MAX_DESCRIBED_TOOLS } from "./code-describe.js";
 import { EXECUTE } from "./code-execute.js";
-import { SEARCH_TOOLS } from "./dynamic.js";
+import { searchTool } from "./dynamic.js";
 import type { ServedTool } from "../types.js";
 
 export const DESCRIBE_TOOLS = "describe_tools";
-
-const SEARCH_LIMIT = 50;
 
 export function codeTools(tools: readonly Tool[]): ServedTool[] {
   const object = (properties: Record<string, unknown>, required: string[]) => ({
@@ -19,19 +17,7 @@ export function codeTools(tools: readonly Tool[]): ServedTool[] {
   });
   const reading = { readOnlyHint: true, openWorldHint: false };
   return [
-    {
-      name: SEARCH_TOOLS,
-      title: "Search tools",
-      description: `Find this API's tools (${tools.length}) for a task: names and summaries, best first.`,
-      inputSchema: object(
-        {
-          query: { type: "string", description: "the task, in words" },
-          limit: { type: "integer", minimum: 1, maximum: SEARCH_LIMIT },
-        },
-        ["query"],
-      ),
-      annotations: reading,
-    },
+    searchTool({ tools, whose: "this API's" }),
     {
       name: DESCRIBE_TOOLS,
       title: "Describe tools",

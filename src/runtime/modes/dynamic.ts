@@ -9,10 +9,16 @@ import { clipText, QUOTED_NAME_CHARS } from "../checks/bounds.js";
 import { nearMatches } from "../approvals/policy.js";
 import { errorResult } from "../http/response.js";
 import { ToolSearch } from "./search/search.js";
-import type { BegunCall, CallContext, ResumeCall, ServedTool, StartCall, ToolProvider, ToolResult } from "../types.js";
-
-/** A provider (the engine) that can also begin a call and resume it once approved. */
-type ResumableProvider = ToolProvider & Required<Pick<ToolProvider, "beginCall" | "resumeCall">>;
+import { ProviderBase } from "../engine/provider-base.js";
+import type {
+  BegunCall,
+  CallContext,
+  ResumeCall,
+  ServedProvider,
+  ServedTool,
+  StartCall,
+  ToolResult,
+} from "../types.js";
 
 /**
  * tools: one MCP tool per operation; dynamic: search_tools, describe_tool and call_tool over all of them; code:
@@ -40,14 +46,15 @@ const SUMMARY_CHARS = 120;
 /** A request, not a document: longer queries are refused rather than tokenized. */
 const MAX_QUERY_CHARS = 1000;
 
-export class DynamicProvider implements ToolProvider {
+export class DynamicProvider extends ProviderBase {
   private readonly visible: Tool[];
   private readonly listed: ServedTool[];
   private index: ToolSearch | undefined;
   private entries: Map<string, ServedTool> | undefined;
 
   /** `engine` serves `catalog`'s tools; only those it lists (not hidden by policy) can be found, described or called. */
-  constructor(private readonly options: { engine: ResumableProvider; catalog: Catalog }) {
+  constructor(private readonly options: { engine: ServedProvider; catalog: Catalog }) {
+    super();
     this.visible = options.catalog.tools.filter((tool) => options.engine.hasTool(tool.name));
     this.listed = dynamicTools(this.visible);
   }
@@ -66,14 +73,14 @@ export class DynamicProvider implements ToolProvider {
   }
 
   /** As callTool: call_tool's inner tool is what the approval state binds. */
-  async beginCall({ name, args, ...rest }: StartCall): Promise<BegunCall> {
+  override async beginCall({ name, args, ...rest }: StartCall): Promise<BegunCall> {
     const routed = this.route(name, args);
     return "result" in routed
       ? routed
       : this.options.engine.beginCall({ ...rest, name: routed.tool, args: routed.inner });
   }
 
-  async resumeCall({ name, args, ...rest }: ResumeCall): Promise<ToolResult> {
+  override async resumeCall({ name, args, ...rest }: ResumeCall): Promise<ToolResult> {
     const routed = this.route(name, args);
     return "result" in routed
       ? routed.result
@@ -180,19 +187,7 @@ function dynamicTools(tools: Tool[]): ServedTool[] {
   });
   const reading = { readOnlyHint: true, openWorldHint: false };
   return [
-    {
-      name: SEARCH_TOOLS,
-      title: "Search tools",
-      description: `Find this server's tools (${tools.length}) for a task: names and summaries, best first.`,
-      inputSchema: object(
-        {
-          query: { type: "string", description: "the task, in words" },
-          limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
-        },
-        ["query"],
-      ),
-      annotations: reading,
-    },
+    searchTool({ tools, whose: "this server's" }),
     {
       name: DESCRIBE_TOOL,
       title: "Describe tool",
@@ -211,6 +206,27 @@ function dynamicTools(tools: Tool[]): ServedTool[] {
       },
     },
   ];
+}
+
+/**
+ * search_tools as tools/list gives it, in dynamic and code mode alike: the tools it searches are `whose` (this
+ * server's, or in code mode this API's, which a script calls).
+ */
+export function searchTool({ tools, whose }: { tools: readonly Tool[]; whose: string }): ServedTool {
+  return {
+    name: SEARCH_TOOLS,
+    title: "Search tools",
+    description: `Find ${whose} tools (${tools.length}) for a task: names and summaries, best first.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "the task, in words" },
+        limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+      },
+      required: ["query"],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  };
 }
 
 function answer(result: ToolResult): { result: ToolResult } {

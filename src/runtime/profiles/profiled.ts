@@ -11,16 +11,8 @@ import type { Engine } from "../engine.js";
 import { knownPolicyEntries } from "../reload.js";
 import { PolicyError } from "../approvals/policy.js";
 import { type ProfileTable, profileOf, profileTable } from "./profiles.js";
-import type {
-  BegunCall,
-  CallContext,
-  Caller,
-  ResumeCall,
-  ServedTool,
-  StartCall,
-  ToolProvider,
-  ToolResult,
-} from "../types.js";
+import { DelegatingProvider } from "../engine/delegating-provider.js";
+import type { Caller, ServedProvider } from "../types.js";
 
 /**
  * The provider for a server with `settings.profiles`, each profile's provider made by `build` from its engine; or
@@ -35,7 +27,7 @@ export function profiledProvider({
 }: {
   engine: Engine;
   settings: Settings | undefined;
-  build: (engine: Engine) => ToolProvider;
+  build: (engine: Engine) => ServedProvider;
   /** How the server is reached when no caller is verified (`stdio`, `HTTP without --auth`); absent: callers are. */
   unverified?: string;
   /**
@@ -104,13 +96,15 @@ function profileEngine({
   }
 }
 
-export class ProfiledProvider implements ToolProvider {
-  private readonly built = new Map<string, ToolProvider>();
+export class ProfiledProvider extends DelegatingProvider {
+  private readonly built = new Map<string, ServedProvider>();
 
-  constructor(private readonly options: { table: ProfileTable; provider: (name: string) => ToolProvider }) {}
+  constructor(private readonly options: { table: ProfileTable; provider: (name: string) => ServedProvider }) {
+    super();
+  }
 
   /** The provider of the caller's profile (none: stdio, no endpoint auth); throws ProfileRefused for no profile. */
-  forCaller(caller: Caller | undefined): ToolProvider {
+  override forCaller(caller: Caller | undefined): ServedProvider {
     const name = profileOf({ table: this.options.table, caller });
     let provider = this.built.get(name);
     if (!provider) {
@@ -120,33 +114,32 @@ export class ProfiledProvider implements ToolProvider {
     return provider;
   }
 
+  override perCaller(): boolean {
+    return true;
+  }
+
+  // What is served does not change (a registry swaps this whole provider), and no listing is one for every caller:
+  // asked of the profile of no caller, these would refuse where there is no default profile.
+  override changing(): boolean {
+    return false;
+  }
+
+  override onListChanged(): () => void {
+    return () => {};
+  }
+
+  override listingJson(): undefined {
+    return undefined;
+  }
+
   /** The profile a caller gets, by name (for logs and tests); throws ProfileRefused as forCaller does. */
   profileOf(caller: Caller | undefined): string {
     return profileOf({ table: this.options.table, caller });
   }
 
-  listTools(): ServedTool[] {
-    return this.forCaller(undefined).listTools();
-  }
-
-  hasTool(name: string): boolean {
-    return this.forCaller(undefined).hasTool(name);
-  }
-
-  callTool(name: string, args: unknown, context: CallContext = {}): Promise<ToolResult> {
-    return this.forCaller(context.caller).callTool(name, args, context);
-  }
-
-  beginCall(call: StartCall): Promise<BegunCall> {
-    const provider = this.forCaller(call.context?.caller);
-    if (!provider.beginCall) throw new Error("this provider cannot begin calls");
-    return provider.beginCall(call);
-  }
-
-  resumeCall(call: ResumeCall): Promise<ToolResult> {
-    const provider = this.forCaller(call.context?.caller);
-    if (!provider.resumeCall) throw new Error("this provider cannot resume calls");
-    return provider.resumeCall(call);
+  /** Each call goes to its caller's profile; listing and lookups to the profile of no caller. */
+  protected target(caller?: Caller): ServedProvider {
+    return this.forCaller(caller);
   }
 }
 
