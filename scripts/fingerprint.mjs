@@ -150,7 +150,18 @@ async function listAll(client) {
   return pages;
 }
 
-async function listOverHttp({ document, options = {}, token }) {
+/**
+ * A listing over HTTP, tried once more when the client's fetch fails: on a loaded machine the 8 MB listing of the
+ * largest specs sometimes fails mid-way (seen before and after a refactor alike); a second failure is the answer.
+ */
+async function listOverHttp(request) {
+  const first = await listOnce(request);
+  if (!first.startsWith("failed: ")) return first;
+  process.stderr.write(`\n${request.document}: ${first.split("\n")[0]}; once more\n`);
+  return listOnce(request);
+}
+
+async function listOnce({ document, options = {}, token }) {
   const log = [];
   let running;
   try {
@@ -171,7 +182,7 @@ async function listOverHttp({ document, options = {}, token }) {
     await client.connect(new StreamableHTTPClientTransport(new URL(running.url), { requestInit: { headers } }));
     listed = JSON.stringify(await listAll(client));
   } catch (error) {
-    listed = `failed: ${error.message}`;
+    listed = `failed: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ""}`;
   } finally {
     await client.close().catch(() => {});
     await running.close();
@@ -195,7 +206,7 @@ async function listOverStdio({ document, mode }) {
     await client.connect(transport);
     listed = JSON.stringify(await listAll(client));
   } catch (error) {
-    listed = `failed: ${error.message}`;
+    listed = `failed: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ""}`;
   } finally {
     await client.close().catch(() => {});
   }
@@ -232,7 +243,8 @@ async function generated(document) {
     .filter((line) => !names.has(line.replace(/^ {2}[+~-] /, "")))
     .map((line) => line.replace(/: \d+ created, \d+ updated, \d+ deleted, \d+ unchanged/, ": <counts>"))
     .join("\n");
-  return { own: `${outcome({ ...result, stdout })}\n${texts.join("\n")}`, copied };
+  const stderr = result.stderr.replace(/writing [\d,]+ files \([\d.]+ MB\)/g, "writing <files>");
+  return { own: `${outcome({ ...result, stdout, stderr })}\n${texts.join("\n")}`, copied };
 }
 
 /**

@@ -14,7 +14,8 @@ import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 
 export type { CatalogSource, DocumentSource } from "./in-memory.js";
-export type { LoadOptions, SourceKind } from "./sources.js";
+export type { LoadOptions } from "./sources.js";
+export type { SourceKind } from "./source-kind.js";
 export { detectKind } from "./sources.js";
 
 /**

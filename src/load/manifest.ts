@@ -17,7 +17,7 @@ import type { Parsed } from "./parse.js";
 import { problemLine, refuse, schemaProblems } from "./schema-check.js";
 import type { LoadOptions, SourceDocument } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
-import type { ServerVariableInput } from "./openapi/servers.js";
+import type { ServerVariableInput } from "./openapi/server-variable-input.js";
 import { unusedServerVariables, withSourceValues } from "./server-variables.js";
 import { expandVariables } from "../catalog/variables.js";
 

@@ -7,7 +7,7 @@ import { isObject, joinPointer } from "../catalog/pointer.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import { toolSecrets, variablesIn } from "../catalog/secret-reads.js";
 import type { CredentialScheme, Diagnostic, Tool } from "../catalog/types.js";
-import type { SourceKind } from "./sources.js";
+import type { SourceKind } from "./source-kind.js";
 
 interface Checked {
   /** This source's tools, and the catalog's credentials they name. */

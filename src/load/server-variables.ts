@@ -3,7 +3,7 @@
 // manifest's source, then the document's default. A value no chosen server uses is said to be ignored.
 
 import type { Diagnostic } from "../catalog/types.js";
-import type { ServerVariableInput } from "./openapi/servers.js";
+import type { ServerVariableInput } from "./openapi/server-variable-input.js";
 
 export type ServerVariableValues = Map<string, { value: string; place: string }>;
 

@@ -15,11 +15,12 @@ import { type CatalogSource, documentText } from "./in-memory.js";
 import { locatePointers } from "./locate.js";
 import { conformanceErrors } from "./openapi/conformance.js";
 import { normalizeOpenApi, openApiVersion } from "./openapi/index.js";
-import type { ServerVariableInput } from "./openapi/servers.js";
+import type { ServerVariableInput } from "./openapi/server-variable-input.js";
 import { parseBytes } from "./parse.js";
 import { assignmentDiagnostics } from "./secret-assignment-check.js";
 import type { SourceOrigin } from "./source-text.js";
 import { readSource } from "./read-source.js";
+import type { SourceKind } from "./source-kind.js";
 import type { Environment } from "../catalog/variables.js";
 
 export interface LoadOptions {
@@ -74,8 +75,6 @@ export interface LoadOptions {
 
 /** Documents this large take a second or more: their loading is narrated. */
 const NARRATED_BYTES = 4 * 1024 * 1024;
-
-export type SourceKind = "openapi" | "actions" | "manifest";
 
 /** A source's kind is told by its content. */
 export function detectKind(value: unknown): SourceKind | undefined {

@@ -5,7 +5,7 @@ import type { ApiParameter, ApiSecurityScheme } from "../../catalog/document.js"
 import { isObject, localRefPointer, resolvePointer } from "../../catalog/pointer.js";
 import type { Diagnostic, HttpMethod } from "../../catalog/types.js";
 import { isUrl } from "../../catalog/url.js";
-import type { ServerVariableInput } from "./servers.js";
+import type { ServerVariableInput } from "./server-variable-input.js";
 
 /** Operation keys of a path item, in the order tools are listed. */
 export const METHOD_KEYS: Array<[string, HttpMethod]> = [

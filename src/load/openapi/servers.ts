@@ -8,12 +8,6 @@ import type { FilelessDiagnostic } from "../../catalog/types.js";
 import type { Normalizer } from "./normalizer.js";
 import { trimTrailingSlash } from "./normalizer.js";
 
-/** Values set by the user, each with where it was set (for messages), and the names a chosen server used. */
-export interface ServerVariableInput {
-  values: Map<string, { value: string; place: string }>;
-  used: Set<string>;
-}
-
 interface Candidate {
   url: string;
   diagnostics: FilelessDiagnostic[];

@@ -24,7 +24,7 @@ import {
   unsupportedScheme,
 } from "./normalizer.js";
 import { firstOfEach, parameterKey, readResponses, withPathLevel } from "./operation-parts.js";
-import type { ServerVariableInput } from "./servers.js";
+import type { ServerVariableInput } from "./server-variable-input.js";
 import { assembleDocument, walkOperations } from "./walk.js";
 
 // `collectionFormat` → [style, explode]; csv is the default for arrays.
