@@ -9,10 +9,9 @@ import { argumentDigest } from "../approvals/canonical-json.js";
 import { errorResult } from "../http/response.js";
 import { maskText, maskValue } from "../secrets/secrets.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../types.js";
-import { answered, type Built, type Prepared, type Ran } from "./call.js";
+import { answered, type Built, type Prepared, type Ran, type Recorder } from "./call.js";
 import { approvalTimeoutMs, type EngineParts } from "./parts.js";
 import type { Stage } from "./pipeline.js";
-import type { Recorder } from "./record.js";
 
 export const NOT_APPROVED: Record<Exclude<ApprovalAnswer, "accept">, (tool: string, busy?: string) => string> = {
   decline: (tool) => `${tool} was not sent: the person reviewing it declined.`,

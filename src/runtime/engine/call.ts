@@ -7,7 +7,6 @@ import type { Resolved } from "../approvals/policy.js";
 import type { RateLimitGate } from "../limits/request-gate.js";
 import type { StateClaims } from "../approvals/approval-states.js";
 import type { CallContext, PendingApproval, PreparedRequest, ResumeCall, ToolResult } from "../types.js";
-import type { Recorder } from "./record.js";
 
 interface EntryBase {
   name: string;
@@ -82,3 +81,18 @@ export interface Exchanged {
 }
 
 export const answered = (result: ToolResult): Ran => ({ kind: "result", result });
+
+export type Recorder = (outcome: AuditOutcome, extra?: RecordExtra) => void;
+
+/** What a call's audit line shows beyond the call itself, as far as the call got. */
+export interface RecordExtra {
+  request?: PreparedRequest;
+  status?: number;
+  secrets?: string[];
+  references?: string[];
+  spanId?: string;
+  hidden?: number;
+  /** Who decided in the console (`console:<admin>`). */
+  approvedBy?: string;
+  declinedBy?: string;
+}

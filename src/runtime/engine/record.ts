@@ -8,23 +8,8 @@ import type { EngineOptions } from "../engine-options.js";
 import { maskValue } from "../secrets/secrets.js";
 import { parseTraceparent } from "../http/trace-context.js";
 import type { CallContext, PreparedRequest } from "../types.js";
-import type { Entry, Ran, Recorded } from "./call.js";
+import type { Entry, Ran, Recorded, Recorder } from "./call.js";
 import type { Stage } from "./pipeline.js";
-
-export type Recorder = (outcome: AuditOutcome, extra?: RecordExtra) => void;
-
-/** What a call's audit line shows beyond the call itself, as far as the call got. */
-export interface RecordExtra {
-  request?: PreparedRequest;
-  status?: number;
-  secrets?: string[];
-  references?: string[];
-  spanId?: string;
-  hidden?: number;
-  /** Who decided in the console (`console:<admin>`). */
-  approvedBy?: string;
-  declinedBy?: string;
-}
 
 export function auditStage(options: EngineOptions): Stage<Entry, Recorded, Ran> {
   return (call, next) => next({ ...call, record: recorder({ options, ...call }) });
