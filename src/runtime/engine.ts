@@ -72,8 +72,6 @@ import { stateRefusalMessage } from "./approvals/approval-state-refusals.js";
 
 import type { CallerInFlight, EngineOptions, EngineProfile, Shared } from "./engine-options.js";
 
-export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
-export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
 /** Mismatches of arguments named in an error result; the rest are counted. */
 const MISMATCHES_SHOWN = 10;
@@ -873,4 +871,3 @@ async function expandStaticHeaders({
   }
   return { headers: expanded, values, references };
 }
-export type { ProfileBudgets } from "./profiles/profile-budgets.js";

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { expect, onTestFinished } from "vitest";
-import type { AuthConfig, OAuthResourceAuthConfig } from "../../src/server/auth.js";
+import type { AuthConfig, OAuthResourceAuthConfig } from "../../src/server/auth-config.js";
 import { type HttpHandle, serveHttp } from "../../src/server/http.js";
 import { FakeProvider } from "./fake-provider.js";
 import { INITIALIZE, mcpHeaders, raw } from "./http-support.js";
