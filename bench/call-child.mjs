@@ -64,7 +64,7 @@ if (mode === "upstream") {
     return server;
   });
 } else if (mode === "echo") {
-  const { serveStdio } = await import("../dist/server/index.js");
+  const { serveStdio } = await import("../dist/server/stdio.js");
   const provider = { listTools: () => [TOOL], hasTool: (name) => name === TOOL.name, callTool: async () => RESULT() };
   const handle = await serveStdio({ provider, name: "echo", version: "0.0.0" });
   await handle.closed;

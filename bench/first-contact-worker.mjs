@@ -6,7 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { callTool, isUserError } from "../dist/index.js";
-import { createMcpServer } from "../dist/server/index.js";
+import { createMcpServer } from "../dist/server/mcp.js";
 import { setUpEngine } from "../dist/app/setup.js";
 import { sampleArguments } from "./sample-arguments.mjs";
 

@@ -9,7 +9,7 @@ const [mode, spec, out, bytes] = process.argv.slice(2);
 let figures;
 if (mode === "generate") {
   const { loadCatalog } = await import("../dist/load/index.js");
-  const { renderProject } = await import("../dist/generate/index.js");
+  const { renderProject } = await import("../dist/generate/render.js");
   const { writeProject } = await import("../dist/generate/write.js");
   const started = performance.now();
   const catalog = await loadCatalog(spec);

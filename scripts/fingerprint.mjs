@@ -14,9 +14,10 @@
 //
 // The generated project carries this package's runtime sources, copied by import closure: where they sit is an
 // implementation detail that a refactor may change. So each document's `generate` hash covers the files that depend
-// on the document (catalog, types, README, package.json, templates), with relative import paths reduced to their
-// file names; the runtime copy, the same for every document, gets lines of its own: its file list, and its
-// contents with import paths blanked (unchanged by a pure move).
+// on the document (catalog, types, README, package.json, templates; TypeScript without its import statements), and
+// what `generate` printed and recorded less the runtime copy's part; the runtime copy, the same for every document,
+// gets lines of its own: its files with their paths (changed by any move), and its code lines wherever they sit
+// (changed only by a change of code).
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -230,7 +231,7 @@ async function generated(document) {
   const names = new Set(copied.map((file) => file.path));
   const texts = own.map(({ path, content }) => {
     const text = path.endsWith(".ts")
-      ? content.replace(/(["'])\.{1,2}\/(?:[^"']*\/)?([^"'/]+)\1/g, "$1$2$1")
+      ? withoutImports(content)
       : path === ".openapi-mcp/generated.json"
         ? generatedManifest({ content, names })
         : content;
@@ -245,6 +246,11 @@ async function generated(document) {
     .join("\n");
   const stderr = result.stderr.replace(/writing [\d,]+ files \([\d.]+ MB\)/g, "writing <files>");
   return { own: `${outcome({ ...result, stdout, stderr })}\n${texts.join("\n")}`, copied };
+}
+
+/** TypeScript without its import statements (and exports from other files): where things come from may move. */
+function withoutImports(content) {
+  return content.replace(/^(import|export)\b[^;]*?\bfrom\s*["'][^"']*["'];?\n/gms, "");
 }
 
 /**
@@ -383,14 +389,16 @@ for (const mode of MODES)
 const first = copies.get(docs[0]) ?? [];
 const made = [...copies.values()].filter((c) => c.length > 0);
 const same = made.filter((c) => JSON.stringify(c) === JSON.stringify(first)).length;
-// The runtime's code wherever it sits: every line but comments, blank lines and imports (or exports from another
-// file), relative paths blanked (import(), new URL), trimmed and sorted. Moving files, or code between files, leaves it as it was; changing code does not.
+// The runtime's code wherever it sits: every line but comments, blank lines, imports and re-exports (`export … from`,
+// `export { name };`), relative paths blanked (import(), new URL), trimmed and sorted. Moving files, or code between files, leaves it as it was; changing code does not.
 const code = first
   .flatMap(({ path, content }) =>
     path.endsWith(".ts")
       ? content
           .replace(/\/\*[\s\S]*?\*\//g, "")
           .replace(/^(import|export)\b[^;]*?\bfrom\s*["'][^"']*["'];?$/gms, "")
+          // `export { name };` only passes on a name (a re-export of an import, or an alias)
+          .replace(/^export\s+(type\s+)?\{[^}]*\};?$/gm, "")
           .split("\n")
           .map((line) =>
             line

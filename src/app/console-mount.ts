@@ -4,7 +4,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
-import type { Authoring } from "../console/index.js";
+import type { Authoring } from "../console/author-page.js";
 import type { Registry } from "../registry/registry.js";
 import type { AuditLog } from "../runtime/audit/audit-record.js";
 import type { Engine } from "../runtime/engine.js";
@@ -54,7 +54,8 @@ export async function consoleMounts({
   authoring: Authoring;
 }): Promise<HttpMount[]> {
   if (!(options.console ?? file?.console)) return [];
-  const { ActivityLog, consoleMount } = await import("../console/index.js");
+  const { consoleMount } = await import("../console/index.js");
+  const { ActivityLog } = await import("../console/activity-log.js");
   const tokenEnv = options.consoleTokenEnv ?? file?.consoleTokenEnv;
   const lines = new ActivityLog();
   activity.log = lines;

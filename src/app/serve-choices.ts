@@ -6,7 +6,7 @@ import type { Settings } from "../catalog/settings.js";
 import type { ScriptSettings } from "../runtime/modes/code-turn.js";
 import type { ServeMode } from "../runtime/modes/dynamic.js";
 import { profileTable } from "../runtime/profiles/profiles.js";
-import { defined } from "../runtime/start.js";
+import { defined } from "../runtime/defined.js";
 import { fromSettings, type OptionValues, readOptionValues } from "../server/option-values.js";
 import type { ServeOptions } from "./serve-options.js";
 import type { EngineSetup } from "./setup.js";

@@ -4,7 +4,10 @@ import type { Catalog } from "../catalog/types.js";
 import type { Registry } from "../registry/registry.js";
 import type { ScriptSettings } from "../runtime/modes/code-turn.js";
 import type { ServeMode } from "../runtime/modes/dynamic.js";
-import type { AddressOptionNames, AuthConfig, RequestLimits, SessionLimits } from "../server/index.js";
+import type { AddressOptionNames } from "../server/listen.js";
+import type { AuthConfig } from "../server/auth-config.js";
+import type { RequestLimits } from "../server/bodies.js";
+import type { SessionLimits } from "../server/sessions.js";
 import type { EngineSetupOptions } from "./setup.js";
 
 export interface ServeOptions extends EngineSetupOptions {

@@ -7,8 +7,8 @@ import { plural } from "../catalog/plural.js";
 import { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
 import { type CacheOptions, type CatalogLoad, loadCatalogCached } from "../load/cache.js";
-import type { LoadOptions } from "../load/index.js";
-import type { Settings } from "../load/settings.js";
+import type { LoadOptions } from "../load/sources.js";
+import type { Settings } from "../catalog/settings.js";
 import type { Environment } from "../runtime/credentials/credentials.js";
 import type { Engine } from "../runtime/engine.js";
 import { BoundedApprovalQueue } from "../runtime/approvals/approval-bounds.js";
@@ -16,7 +16,8 @@ import { type ApprovalQueue, MemoryApprovalQueue } from "../runtime/approvals/ap
 import { checkRoutes } from "../runtime/approvals/approval-routes.js";
 import { credentialEnvironment, withSettings } from "../runtime/settings.js";
 import type { HttpRoute } from "../runtime/http-route.js";
-import { defined, type StartOptions, startEngine } from "../runtime/start.js";
+import { defined } from "../runtime/defined.js";
+import { type StartOptions, startEngine } from "../runtime/start.js";
 import { openSharedState } from "../runtime/shared/shared-state.js";
 import { userCredentialModes } from "../runtime/credentials/user-credential-modes.js";
 

@@ -5,7 +5,7 @@ import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import type { AuditLog } from "../runtime/audit/audit-record.js";
 import type { ServedProvider } from "../runtime/types.js";
-import type { HttpHandle } from "../server/index.js";
+import type { HttpHandle } from "../server/http.js";
 import type { StdioHandle } from "../server/stdio.js";
 import { authoring, consoleMounts } from "./console-mount.js";
 import { limits, type ServeChoices } from "./serve-choices.js";
@@ -40,7 +40,7 @@ export async function serveOverHttp({
   log: (line: string) => void;
 }): Promise<HttpHandle> {
   const { env, settings, routes } = setup;
-  const { serveHttp } = await import("../server/index.js");
+  const { serveHttp } = await import("../server/http.js");
   const sessions = limits({ given: options.sessions, file: file?.sessions });
   const requests = limits({ given: options.requests, file: file?.requests });
   const allowInsecureHttp = options.allowInsecureHttp ?? file?.allowInsecureHttp;

@@ -4,7 +4,7 @@
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
 import { isUrl } from "../catalog/url.js";
-import type { LoadOptions } from "../load/index.js";
+import type { LoadOptions } from "../load/sources.js";
 import type { Registry } from "../registry/registry.js";
 import { SwappableProvider } from "../registry/swappable.js";
 import { watchSources } from "../registry/watch.js";

@@ -3,7 +3,7 @@
 import { type Command, InvalidArgumentError } from "commander";
 import type { Catalog } from "../catalog/types.js";
 import { type CacheOptions, loadCatalogCached } from "../load/cache.js";
-import type { LoadOptions } from "../load/index.js";
+import type { LoadOptions } from "../load/sources.js";
 import { runtimeOption } from "../runtime/options.js";
 import { collect, commanderOption } from "./options.js";
 

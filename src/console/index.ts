@@ -19,11 +19,6 @@ import type { ConsoleView } from "./page.js";
 import { ToolsPage } from "./tools-page.js";
 import { TryPage } from "./try-page.js";
 
-export { ActivityLog } from "./activity-log.js";
-export { CONSOLE_PATH } from "./console.js";
-export type { ConsoleView } from "./page.js";
-export type { Authoring } from "./author-page.js";
-
 export interface ConsoleSetup {
   view: () => ConsoleView;
   env: Environment;

@@ -1,8 +1,6 @@
 // Strings from a spec land in generated files of several kinds; each has its own way out of its context, so each
 // gets its own escape. Nothing from a spec is ever evaluated: it is data, written where data goes.
 
-export { comment, json, tsString } from "../catalog/ts-text.js";
-
 /**
  * Text in Markdown, inline: line breaks become spaces; characters that start markup anywhere (emphasis, code,
  * links, HTML, entities, table cells) are escaped, and those that start a block only where the text begins

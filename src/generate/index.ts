@@ -5,10 +5,6 @@ import type { Catalog } from "../catalog/types.js";
 import { type GeneratedFile, type LargeListing, renderProject } from "./render.js";
 import { type WriteReport, writeProject } from "./write.js";
 
-export type { GeneratedFile, LargeListing } from "./render.js";
-export type { WriteReport } from "./write.js";
-export { renderProject } from "./render.js";
-
 /** Catalogs this large take a while to render and write: the steps are narrated through `progress`. */
 const NARRATED_TOOLS = 1_000;
 

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { credentialVariables, describeCredential } from "../catalog/security.js";
 import type { Catalog } from "../catalog/types.js";
-import { cellCodeSpan, codeSpan, json, markdown, packageName as toPackageName, tsString } from "./escape.js";
+import { cellCodeSpan, codeSpan, markdown, packageName as toPackageName } from "./escape.js";
+import { json, tsString } from "../catalog/ts-text.js";
 import { runtimeSchemas, runtimeSources } from "./sources.js";
 import { renderTypes } from "./typescript.js";
 

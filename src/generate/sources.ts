@@ -23,7 +23,11 @@ export const RUNTIME_ENTRIES = [
   // Code mode's sandbox; its worker is started from a file, not imported, so it is named here.
   "runtime/modes/sandbox/run-script.ts",
   "runtime/modes/sandbox/worker.ts",
-  "server/index.ts",
+  // The MCP binding, as the project's src/index.ts takes it.
+  "server/command-line.ts",
+  "server/http.ts",
+  "server/options.ts",
+  "server/stdio.ts",
   "load/settings.ts",
 ];
 

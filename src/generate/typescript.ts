@@ -4,9 +4,7 @@
 
 import type { Catalog } from "../catalog/types.js";
 import { objectType, typeName, typeOf } from "../catalog/declarations.js";
-import { comment, tsString } from "./escape.js";
-
-export { typeName };
+import { comment, tsString } from "../catalog/ts-text.js";
 
 export function renderTypes(catalog: Pick<Catalog, "tools" | "definitions">): string {
   const taken = new Set<string>(["Type", "ToolArguments"]);

@@ -13,11 +13,6 @@ import { givenServerVariables, unusedServerVariables } from "./server-variables.
 import type { LoadOptions } from "./sources.js";
 import { addSource, readDocument, unknownKind } from "./sources.js";
 
-export type { CatalogSource, DocumentSource } from "./in-memory.js";
-export type { LoadOptions } from "./sources.js";
-export type { SourceKind } from "./source-kind.js";
-export { detectKind } from "./sources.js";
-
 /**
  * Loads one source, or several: each of several is served under a namespace named after its file
  * (`cars.openapi.yaml` → `cars__…`), as a manifest would list them.

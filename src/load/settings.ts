@@ -17,5 +17,3 @@ export async function readSettings(path: string): Promise<Settings> {
   });
   return { ...(value as Omit<Settings, "file">), file: read.display };
 }
-
-export type { CredentialValues, PolicyDecision, Settings } from "../catalog/settings.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { UserError } from "../catalog/errors.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
-import type { LoadOptions } from "../load/index.js";
+import type { LoadOptions } from "../load/sources.js";
 import { checkSource, loadFromBytes, refuseErrors } from "./load.js";
 import { checkSourceName } from "./source-name.js";
 import type { SourceError } from "./status.js";

@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { UserError } from "../catalog/errors.js";
 import type { Catalog } from "../catalog/types.js";
-import { loadCatalog, type LoadOptions } from "../load/index.js";
+import { loadCatalog } from "../load/index.js";
+import type { LoadOptions } from "../load/sources.js";
 import { recordReads } from "../load/recorded-reads.js";
 import { diagnosticError, type SourceError, thrownErrors } from "./status.js";
 

@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { messageOf, UserError } from "../catalog/errors.js";
 import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog } from "../catalog/types.js";
-import type { LoadOptions } from "../load/index.js";
+import type { LoadOptions } from "../load/sources.js";
 import { Drafts } from "./drafts.js";
 import { refusedClaims } from "./namespace-claims.js";
 import { checkSourceName, sourceNameProblem } from "./source-name.js";

@@ -5,7 +5,7 @@ import type { SecretAssignments } from "../catalog/secret-assignments.js";
 import type { Catalog, InFlightLimits, Tool } from "../catalog/types.js";
 import type { AuditLog } from "./audit/audit-record.js";
 import type { Environment } from "./credentials/credentials.js";
-import type { Dispatcher } from "./http/client.js";
+import type { Dispatcher } from "undici";
 import type { InFlightGate } from "./limits/in-flight.js";
 import type { TokenSource } from "./credentials/oauth.js";
 import type { RuntimeSettings } from "./options.js";

@@ -23,11 +23,6 @@ import { approvalTimeoutMs, type EngineParts, policyResolver } from "./engine/pa
 import { ProviderBase } from "./engine/provider-base.js";
 import { callPipeline, type Pipeline } from "./engine/stages.js";
 
-export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
-export type { PrepareContext } from "./engine/credentials.js";
-export { DEFAULT_MAX_ARGUMENT_BYTES } from "./engine/check.js";
-export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
-
 export class Engine extends ProviderBase {
   private readonly parts: EngineParts;
   private readonly run: Pipeline;
@@ -221,5 +216,3 @@ export class Engine extends ProviderBase {
     return this.states;
   }
 }
-
-export type { ProfileBudgets } from "./profiles/profile-budgets.js";

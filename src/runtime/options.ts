@@ -66,12 +66,6 @@ export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 export const DEFAULT_MAX_PENDING_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_PENDING_BODY_BYTES_PER_PRINCIPAL = 16 * 1024 * 1024;
 // The in-flight limits' defaults live with the gate (code mode's sandbox reads them too, without this table).
-export {
-  DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
-  DEFAULT_MAX_QUEUED,
-  DEFAULT_QUEUE_TIMEOUT_MS,
-} from "./limits/in-flight.js";
 
 const HTTP = "HTTP: ";
 const FILTERS = { type: "array", items: { $ref: "#/$defs/filter" } };

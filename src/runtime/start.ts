@@ -7,7 +7,8 @@ import { plural } from "../catalog/plural.js";
 import { openAuditLog } from "./audit/audit.js";
 import type { AuditLog } from "./audit/audit-record.js";
 import { describeMissingCredentials, type Environment, missingCredentials } from "./credentials/credentials.js";
-import { Engine, type EngineOptions } from "./engine.js";
+import { Engine } from "./engine.js";
+import type { EngineOptions } from "./engine-options.js";
 import { checkUpstreamUrls } from "./http/https.js";
 import { defined } from "./defined.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, type RuntimeSettings } from "./options.js";
@@ -89,8 +90,6 @@ export function startEngine(options: StartOptions): Engine {
     }),
   });
 }
-
-export { defined };
 
 /**
  * What a start refuses or says about a catalog: plain http upstreams, `${file:…}` references that cannot be read,

@@ -5,7 +5,8 @@
 import { decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
 import { messageOf } from "../catalog/errors.js";
 import { InvalidToken, TokensUnverifiable } from "./auth-refusals.js";
-import { AuthUnavailable, type IssuerKeys, RETRY_MS } from "./issuer-keys.js";
+import { AuthUnavailable, RETRY_MS } from "./issuer-fetch.js";
+import type { IssuerKeys } from "./issuer-keys.js";
 import type { ResourceSettings } from "./resource-config.js";
 
 /** jose error codes that mean the token is bad; the others (timeouts, an unusable JWKS) mean we cannot tell. */

@@ -7,8 +7,6 @@ import { approvalMessage } from "../runtime/approvals/approval-message.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../runtime/types.js";
 
-export { approvalMessage };
-
 /**
  * The form an approval asks the human to submit. A plain confirmation needs no field (accept means yes), but
  * form-mode clients render a form with no fields in differing ways, some as a dialog whose submit does nothing;

@@ -14,13 +14,6 @@ import { ProtectedResource } from "./protected-resource.js";
 import { StaticTokens } from "./static-tokens.js";
 import type { AuthMode, EndpointAuth } from "./auth-mode.js";
 
-export type { AuthConfig, OAuthResourceAuthConfig, StaticTokenAuthConfig } from "./auth-config.js";
-export { grantedScopes } from "./access-token.js";
-export { bearerChallenge } from "./auth-refusals.js";
-export { parseAuthorization, stripAuthorization } from "./bearer.js";
-export { metadataCandidates } from "./issuer-discovery.js";
-export { PROTECTED_RESOURCE_WELL_KNOWN, protectedResourceMetadataUrl } from "./resource-config.js";
-
 export interface EndpointAuthOptions {
   /** Where `tokenEnv` is read. Default: `process.env`. */
   env?: Record<string, string | undefined>;

@@ -8,8 +8,6 @@ const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/;
 
 import { isLoopbackHost } from "../catalog/url.js";
 
-export { isLoopbackHost };
-
 /** `[::1]` for `::1`: the form a Host header and a URL take. */
 export function bracketed(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;

@@ -4,7 +4,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { stackOf } from "../catalog/errors.js";
-import { type AuthConfig, createEndpointAuth } from "./auth.js";
+import type { AuthConfig } from "./auth-config.js";
+import { createEndpointAuth } from "./auth.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../runtime/options.js";
 import { BodyBudget, DEFAULT_REQUEST_LIMITS, type RequestLimits, timeoutOptions } from "./bodies.js";
 import { CallTracker } from "./calls.js";

@@ -9,8 +9,6 @@ import { messageOf } from "../catalog/errors.js";
 import { discoverJwksUrl } from "./issuer-discovery.js";
 import { AuthUnavailable, Backoff, fetchJsonDocument } from "./issuer-fetch.js";
 
-export { AuthUnavailable, RETRY_MS } from "./issuer-fetch.js";
-
 /** jose's own deadline for a JWKS fetch, the same as ours (issuer-fetch.ts). */
 const FETCH_TIMEOUT_MS = 5_000;
 /** A token whose key id is not in the cached set makes jose refetch the set at most this often (key rotation). */

@@ -4,7 +4,8 @@
 
 import type { Server } from "node:http";
 import { UserError } from "../catalog/errors.js";
-import { bracketed, isLoopbackHost } from "./guard.js";
+import { bracketed } from "./guard.js";
+import { isLoopbackHost } from "../catalog/url.js";
 
 /**
  * Refuses a non-loopback address without endpoint auth unless the operator said otherwise; then warns, on every

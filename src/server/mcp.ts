@@ -15,15 +15,8 @@ import { ProfileRefused } from "../runtime/profiles/profiles.js";
 import { servedProvider } from "../runtime/engine/provider-base.js";
 import type { ApprovalAnswer, ApprovalRequest, ServedProvider, ToolProvider, ToolResult } from "../runtime/types.js";
 import { clipText, QUOTED_NAME_CHARS } from "../runtime/checks/bounds.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../runtime/options.js";
 import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
-import {
-  APPROVAL_SCHEMA,
-  approvalMessage,
-  approvalQuestion,
-  approvalTimeoutMs,
-  readAnswer,
-} from "./approval-question.js";
+import { approvalQuestion, approvalTimeoutMs, readAnswer } from "./approval-question.js";
 import { type CallTracker, ShutdownError } from "./calls.js";
 import { cacheHints } from "./cache-hints.js";
 import { capabilities } from "./early.js";
@@ -183,7 +176,6 @@ export function createMcpServer({
   return server;
 }
 
-export { APPROVAL_SCHEMA, approvalMessage, DEFAULT_APPROVAL_TIMEOUT_MS };
 // setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24.8 days).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

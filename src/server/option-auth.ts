@@ -2,7 +2,7 @@
 // that cannot work (both at once, auth over stdio, a principal claim without OAuth). Shared by `openapi-mcp serve`
 // and generated servers, so both refuse the same things in the same words.
 
-import type { AuthConfig } from "./auth.js";
+import type { AuthConfig } from "./auth-config.js";
 import { type Given, optionError } from "./option-given.js";
 
 export function endpointAuth({

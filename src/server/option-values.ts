@@ -8,7 +8,7 @@ import type { Settings } from "../catalog/settings.js";
 import type { ServeMode } from "../runtime/modes/dynamic.js";
 import type { ScriptSettings } from "../runtime/modes/code-turn.js";
 import { type OptionKind, RUNTIME_OPTIONS, type RuntimeOption, type RuntimeSettings } from "../runtime/options.js";
-import type { AuthConfig } from "./auth.js";
+import type { AuthConfig } from "./auth-config.js";
 import type { RequestLimits } from "./bodies.js";
 import { endpointAuth } from "./option-auth.js";
 import { type Given, optionError } from "./option-given.js";

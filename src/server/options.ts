@@ -2,9 +2,8 @@
 // sense for a server with its tools built in: all but `serveOnly` ones), each also settable in the environment for containers.
 // `--help` is rendered from the table, so it says what `openapi-mcp serve --help` says.
 
-import { type OptionKind, optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
+import { optionFlags, optionHelp, RUNTIME_OPTIONS, type RuntimeOption } from "../runtime/options.js";
 
-export type { OptionKind };
 export type ServerOption = RuntimeOption;
 
 export const SERVER_OPTIONS: readonly ServerOption[] = RUNTIME_OPTIONS.filter((option) => !option.serveOnly);

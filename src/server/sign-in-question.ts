@@ -14,7 +14,7 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { SIGN_IN_LIFETIME_MS } from "../runtime/sign-in/sign-in.js";
+import { SIGN_IN_LIFETIME_MS } from "../runtime/sign-in/sign-in-link.js";
 import type { SignInAnswer, SignInPrompt } from "../runtime/credentials/sign-in-prompt.js";
 
 /** The input request's key, and the request state that marks a retry after it (it grants nothing: see below). */

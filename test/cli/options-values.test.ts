@@ -6,19 +6,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readServeOptions } from "../../src/cli/serve.js";
-import { DEFAULT_TIMEOUT_MS } from "../../src/runtime/engine.js";
+import {
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  RUNTIME_OPTIONS,
+  type RuntimeOption,
+  DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP,
+} from "../../src/runtime/options.js";
 import { settingsSchemaProperties } from "../../src/runtime/option-schema.js";
 import {
-  DEFAULT_APPROVAL_TIMEOUT_MS,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-  RUNTIME_OPTIONS,
-  type RuntimeOption,
-} from "../../src/runtime/options.js";
-import { DEFAULT_REQUEST_LIMITS, DEFAULT_SESSION_LIMITS, readServerCommandLine } from "../../src/server/index.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS as APPROVAL_IN_MCP } from "../../src/server/mcp.js";
+} from "../../src/runtime/limits/in-flight.js";
+import { DEFAULT_REQUEST_LIMITS } from "../../src/server/bodies.js";
+import { DEFAULT_SESSION_LIMITS } from "../../src/server/sessions.js";
+import { readServerCommandLine } from "../../src/server/command-line.js";
 import { REPOSITORY } from "../support/generated.js";
 import { DEFAULT_SCRIPT_LIMITS } from "../../src/runtime/modes/sandbox/script.js";
 import { DEFAULT_SCRIPT_TURN } from "../../src/runtime/modes/sandbox/turns.js";

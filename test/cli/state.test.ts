@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServeOptions } from "../../src/cli/serve.js";
-import { readServerCommandLine } from "../../src/server/index.js";
+import { readServerCommandLine } from "../../src/server/command-line.js";
 import { runCli, STACK_LINE } from "../support/cli.js";
 import { REPOSITORY } from "../support/generated.js";
 import { spawnCli, tempDir, waitFor, writeFile } from "../support/guard.js";

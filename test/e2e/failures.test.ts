@@ -6,7 +6,7 @@ import type { Unsettable } from "../support/fixtures.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { EngineOptions } from "../../src/runtime/engine.js";
+import type { EngineOptions } from "../../src/runtime/engine-options.js";
 import {
   type CallResult,
   type Connected,

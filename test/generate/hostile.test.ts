@@ -12,7 +12,8 @@ import { parse } from "yaml";
 import { Listing } from "../../src/catalog/listing.js";
 import { credentialVariables } from "../../src/catalog/security.js";
 import type { Catalog, JsonSchema } from "../../src/catalog/types.js";
-import { type GeneratedFile, generateProject } from "../../src/generate/index.js";
+import type { GeneratedFile } from "../../src/generate/render.js";
+import { generateProject } from "../../src/generate/index.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { linkDependencies, REPOSITORY, temporaryProjectDir, typecheck } from "../support/generated.js";
 

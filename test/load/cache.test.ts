@@ -10,7 +10,7 @@ import { cacheDirectory } from "../../src/load/cache-dir.js";
 import { cacheKey, codeFingerprint } from "../../src/load/cache-key.js";
 import { type CacheOptions, loadCatalogCached } from "../../src/load/cache.js";
 import { digestOf } from "../../src/load/recorded-reads.js";
-import type { LoadOptions } from "../../src/load/index.js";
+import type { LoadOptions } from "../../src/load/sources.js";
 import { loadCatalog } from "../../src/load/index.js";
 import { example, fixture } from "../support/fixtures.js";
 

@@ -12,7 +12,8 @@ import { readSettings } from "../../src/load/settings.js";
 import { withSettings } from "../../src/runtime/settings.js";
 import { startEngine } from "../../src/runtime/start.js";
 import { memoryAuditLog } from "../../src/runtime/audit/audit.js";
-import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
+import { Engine } from "../../src/runtime/engine.js";
+import type { EngineOptions } from "../../src/runtime/engine-options.js";
 import type { CallContext, ToolResult } from "../../src/runtime/types.js";
 import { type BusyUpstream, busyUpstream, SLOW_API } from "../support/busy-upstream.js";
 

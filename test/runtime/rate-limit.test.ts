@@ -9,10 +9,10 @@ import {
   type RateLimitKey,
   RateLimiter,
   rateLimitKeys,
-  retryAfterMs,
   sourceKey,
   toolKey,
 } from "../../src/runtime/limits/rate-limit.js";
+import { retryAfterMs } from "../../src/runtime/limits/retry-after.js";
 
 /** What one arrival gets: "ok", or the retry-after in ms of a refusal. */
 type Outcome = "ok" | number;

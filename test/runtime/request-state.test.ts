@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../src/catalog/errors.js";
 import { argumentDigest, canonicalJson } from "../../src/runtime/approvals/canonical-json.js";
-import { RANDOM_KEY_NOTICE, RequestStates, type StateClaims } from "../../src/runtime/approvals/approval-states.js";
+import { RANDOM_KEY_NOTICE } from "../../src/runtime/approvals/approval-state-keys.js";
+import { RequestStates, type StateClaims } from "../../src/runtime/approvals/approval-states.js";
 import { MemoryUsedNonces } from "../../src/runtime/approvals/used-nonces.js";
 
 const SECRET = "s3cret-for-tests-0123456789abcdefghij";

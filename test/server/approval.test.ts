@@ -23,13 +23,10 @@ import type {
   ToolResult,
 } from "../../src/runtime/types.js";
 import { CallTracker } from "../../src/server/calls.js";
-import {
-  APPROVAL_SCHEMA,
-  approvalMessage,
-  askApproval,
-  createMcpServer,
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-} from "../../src/server/mcp.js";
+import { APPROVAL_SCHEMA } from "../../src/server/approval-question.js";
+import { approvalMessage } from "../../src/runtime/approvals/approval-message.js";
+import { askApproval, createMcpServer } from "../../src/server/mcp.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../src/runtime/options.js";
 
 const TOOL: ListedTool = {
   name: "deleteUser",

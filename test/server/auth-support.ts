@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Unsettable } from "../support/fixtures.js";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { expect, onTestFinished } from "vitest";
-import type { AuthConfig, OAuthResourceAuthConfig } from "../../src/server/auth.js";
+import type { AuthConfig, OAuthResourceAuthConfig } from "../../src/server/auth-config.js";
 import { type HttpHandle, serveHttp } from "../../src/server/http.js";
 import { FakeProvider } from "./fake-provider.js";
 import { INITIALIZE, mcpHeaders, raw } from "./http-support.js";

@@ -4,16 +4,13 @@
 import { request as httpRequest } from "node:http";
 import { type CryptoKey, generateKeyPair, type JWTPayload, UnsecuredJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  bearerChallenge,
-  createEndpointAuth,
-  grantedScopes,
-  metadataCandidates,
-  type OAuthResourceAuthConfig,
-  parseAuthorization,
-  protectedResourceMetadataUrl,
-  stripAuthorization,
-} from "../../src/server/auth.js";
+import { bearerChallenge } from "../../src/server/auth-refusals.js";
+import { createEndpointAuth } from "../../src/server/auth.js";
+import { grantedScopes } from "../../src/server/access-token.js";
+import { metadataCandidates } from "../../src/server/issuer-discovery.js";
+import type { OAuthResourceAuthConfig } from "../../src/server/auth-config.js";
+import { parseAuthorization, stripAuthorization } from "../../src/server/bearer.js";
+import { protectedResourceMetadataUrl } from "../../src/server/resource-config.js";
 import {
   type AuthServer,
   challenge,

@@ -1,7 +1,8 @@
 // Host and Origin rules as tables: given a binding and a header, refused or not.
 
 import { describe, expect, it } from "vitest";
-import { isLoopbackHost, parseHostHeader, RequestGuard } from "../../src/server/guard.js";
+import { isLoopbackHost } from "../../src/catalog/url.js";
+import { parseHostHeader, RequestGuard } from "../../src/server/guard.js";
 
 describe("isLoopbackHost", () => {
   it.each([

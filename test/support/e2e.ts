@@ -7,7 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Catalog } from "../../src/catalog/types.js";
 import { loadCatalog } from "../../src/load/index.js";
-import { Engine, type EngineOptions } from "../../src/runtime/engine.js";
+import { Engine } from "../../src/runtime/engine.js";
+import type { EngineOptions } from "../../src/runtime/engine-options.js";
 import { parsePolicies } from "../../src/runtime/approvals/policy.js";
 import { createMcpServer } from "../../src/server/mcp.js";
 

@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import type { ListedTool } from "../../src/catalog/listing.js";
 import { Listing } from "../../src/catalog/listing.js";
 import type { Catalog, Diagnostic, Tool } from "../../src/catalog/types.js";
-import type { LoadOptions } from "../../src/load/index.js";
+import type { LoadOptions } from "../../src/load/sources.js";
 import { loadCatalog } from "../../src/load/index.js";
 
 // ajv-formats is CommonJS: its default export arrives as the module object or the plugin itself.

@@ -55,8 +55,6 @@ export interface RequestStatesOptions {
   log?: (line: string) => void;
 }
 
-export { RANDOM_KEY_NOTICE };
-
 export class RequestStates {
   private readonly keys: StateKeys;
   private readonly usedNonces: UsedNonces;

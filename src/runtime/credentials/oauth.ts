@@ -5,7 +5,8 @@
 
 import { OpenApiMcpError } from "../../catalog/errors.js";
 import { isAllowedScheme } from "../../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "../http/client.js";
+import type { Dispatcher } from "undici";
+import { UpstreamFailure } from "../http/client.js";
 import { maskClipped, maskText } from "../secrets/secrets.js";
 import {
   type ClientAuthMethod,
@@ -14,9 +15,6 @@ import {
   postTokenForm,
   type TokenAnswer,
 } from "./token-request.js";
-
-export type { ClientAuthMethod } from "./token-request.js";
-export { DEFAULT_TOKEN_TIMEOUT_MS, formEncode, parseBody } from "./token-request.js";
 
 export interface ClientCredentials {
   tokenUrl: string;

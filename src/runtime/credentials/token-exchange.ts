@@ -6,7 +6,8 @@
 // Secrets never appear in a message.
 
 import { isAllowedScheme } from "../../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "../http/client.js";
+import type { Dispatcher } from "undici";
+import { UpstreamFailure } from "../http/client.js";
 import { DEFAULT_TOKEN_LIFETIME_MS, REFRESH_MARGIN_MS, seconds } from "./oauth.js";
 import { maskClipped } from "../secrets/secrets.js";
 import type { SharedExchanges } from "../shared/shared-exchanges.js";

@@ -3,7 +3,8 @@
 // HTTP Basic over the form-encoded id and secret (§2.3.1) or in the form itself, JSON asked for, the answer
 // bounded. Each caller words its own failures; this only sends and parses.
 
-import { type Dispatcher, send, sharedDispatcher } from "../http/client.js";
+import type { Dispatcher } from "undici";
+import { send, sharedDispatcher } from "../http/client.js";
 
 /** Token answers are small: more than this is not a token endpoint's answer. */
 export const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;

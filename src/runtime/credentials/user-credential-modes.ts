@@ -14,7 +14,8 @@ import type { HttpRoute } from "../http-route.js";
 import type { SignIn } from "../sign-in/sign-in.js";
 import { signInRoutes } from "../sign-in/sign-in-callback.js";
 import { SignInConfirmations } from "../sign-in/sign-in-confirmation.js";
-import { defaultTokenFile, FileTokenStore, signInFromSettings } from "../sign-in/sign-in-settings.js";
+import { defaultTokenFile, signInFromSettings } from "../sign-in/sign-in-settings.js";
+import { FileTokenStore } from "../sign-in/file-token-store.js";
 import { SignInStates } from "../sign-in/oauth-state.js";
 import type { SharedState } from "../shared/shared-state.js";
 import {

@@ -7,8 +7,7 @@ import { STATUS_CODES } from "node:http";
 import type { Agent, Dispatcher } from "undici";
 import { messageOf } from "../../catalog/errors.js";
 
-export type { Dispatcher };
-import { retryAfterMs } from "../limits/rate-limit.js";
+import { retryAfterMs } from "../limits/retry-after.js";
 import type { PreparedRequest } from "../types.js";
 
 export interface UpstreamResponse {

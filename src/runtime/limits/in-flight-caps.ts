@@ -11,8 +11,8 @@ import {
   DEFAULT_MAX_IN_FLIGHT_PER_PRINCIPAL,
   DEFAULT_MAX_QUEUED,
   DEFAULT_QUEUE_TIMEOUT_MS,
-  type RuntimeSettings,
-} from "../options.js";
+} from "./in-flight.js";
+import type { RuntimeSettings } from "../options.js";
 import type { Caller } from "../types.js";
 
 export interface InFlightOptions

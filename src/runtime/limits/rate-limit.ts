@@ -20,8 +20,6 @@
 import type { RateLimit } from "../../catalog/types.js";
 import { type Entry, MemoryLog } from "./rate-limit-log.js";
 
-export { retryAfterMs } from "./retry-after.js";
-
 /** How long an admitted request may take to leave; past it, its place lapses and it is not sent. */
 export const PENDING_MS = 30_000;
 

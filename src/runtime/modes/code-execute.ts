@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { WRAPPED_RESULT_KEY } from "../../catalog/outputs.js";
 import type { Tool } from "../../catalog/types.js";
 import { errorResult } from "../http/response.js";
-import type { ApiAnswer, ScriptLimits, ScriptOutcome, ScriptRun } from "./sandbox/script.js";
+import type { ApiAnswer, ScriptOutcome, ScriptRun } from "./sandbox/script.js";
 import type { ScriptOrigin, ToolResult } from "../types.js";
 
 export const EXECUTE = "execute";
@@ -90,5 +90,3 @@ function callList(calls: ScriptOutcome["apiCalls"]): string[] {
   const rest = runs.slice(MAX_CALL_ENTRIES).reduce((sum, run) => sum + run.count, 0);
   return rest > 0 ? [...shown, `… ${rest} more`] : shown;
 }
-
-export type { ScriptLimits };

@@ -7,15 +7,8 @@
 import type { Catalog, Tool } from "../../catalog/types.js";
 import { callKey, type KeptCall, StoppedRuns } from "./code-approval.js";
 import { describeTools, MAX_DESCRIBED_TOOLS } from "./code-describe.js";
-import {
-  answerOf,
-  EXECUTE,
-  outcomeResult,
-  type RunScript,
-  type ScriptLimits,
-  scriptOf,
-  scriptOrigin,
-} from "./code-execute.js";
+import { answerOf, EXECUTE, outcomeResult, type RunScript, scriptOf, scriptOrigin } from "./code-execute.js";
+import type { ScriptLimits, ApiAnswer, ScriptQueueLimits } from "./sandbox/script.js";
 import { ScriptSecrets } from "./code-secrets.js";
 import { codeTools, DESCRIBE_TOOLS } from "./code-tools.js";
 import { type CallerInFlightCaps, type ScriptSettings, scriptSettings, scriptTurn } from "./code-turn.js";
@@ -25,8 +18,6 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../options.js";
 import { nearMatches } from "../approvals/policy.js";
 import { errorResult } from "../http/response.js";
 import { runScript as sandboxRun } from "./sandbox/run-script.js";
-import type { ApiAnswer } from "./sandbox/script.js";
-import type { ScriptQueueLimits } from "./sandbox/script.js";
 import { ProviderBase } from "../engine/provider-base.js";
 import type {
   BegunCall,

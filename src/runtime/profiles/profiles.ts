@@ -4,7 +4,7 @@
 // Pure matching here; profiled.ts builds each profile's view of the engine.
 
 import { UserError } from "../../catalog/errors.js";
-import type { ClaimValue, ProfileSettings, Settings } from "../../catalog/settings.js";
+import type { ClaimValue, Settings } from "../../catalog/settings.js";
 import type { Caller } from "../types.js";
 
 /** The profiles of a settings file, and the file, for messages. */
@@ -94,5 +94,3 @@ export function profileTable(settings: Settings | undefined): ProfileTable | und
     });
   return { profiles, file, ...(defaultProfile !== undefined ? { defaultProfile } : {}) };
 }
-
-export type { ProfileSettings };

@@ -11,7 +11,6 @@
 import { type Forms, latin1Forms, MIN_SECRET_CHARS, textForms } from "./secret-forms.js";
 import { ESCAPE_START, Layer } from "./unescape.js";
 
-export { MIN_SECRET_CHARS };
 export const MASK = "****";
 const MASK_BYTES = Buffer.from(MASK);
 /** Escapes inside escapes (`%252F`, `&amp;#47;`, `\\u002f`) are undone this many times over. */

@@ -15,7 +15,6 @@ import { APPROVALS_KEY, ApprovalRecords } from "./approval-records.js";
 import type { RedisConnection } from "./redis.js";
 import type { Sealer } from "./sealed.js";
 
-export { APPROVALS_KEY };
 /** How often the waiting replica looks for its calls' decisions: the latency a console decision adds. */
 export const POLL_MS = 200;
 /** A decision outlives its call by this long, so the waiting replica reads it even when its poll runs late. */

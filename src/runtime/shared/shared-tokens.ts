@@ -8,11 +8,11 @@ import {
   type AccessToken,
   abortable,
   type ClientCredentials,
-  DEFAULT_TOKEN_TIMEOUT_MS,
   TokenProvider,
   type TokenProviderOptions,
   type TokenSource,
 } from "../credentials/oauth.js";
+import { DEFAULT_TOKEN_TIMEOUT_MS } from "../credentials/token-request.js";
 import type { RedisConnection } from "./redis.js";
 import { RedisLost, RedisTokenCache, type SharedEntry } from "./redis-token-cache.js";
 import type { Sealer } from "./sealed.js";

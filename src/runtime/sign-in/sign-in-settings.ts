@@ -9,7 +9,6 @@ import { UserError } from "../../catalog/errors.js";
 import type { SignInSettings } from "../../catalog/settings.js";
 import type { CredentialScheme } from "../../catalog/types.js";
 import { type Environment, expandVariables } from "../../catalog/variables.js";
-import { FileTokenStore } from "./file-token-store.js";
 import { SignIn } from "./sign-in.js";
 import type { SignInStates } from "./oauth-state.js";
 import type { TokenStore } from "./token-store.js";
@@ -80,5 +79,3 @@ export function defaultTokenFile(env: Environment): string {
   const state = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
   return join(state, "openapi-mcp", "user-tokens.json");
 }
-
-export { FileTokenStore };

@@ -8,7 +8,7 @@
 import { EventEmitter } from "node:events";
 import { messageOf } from "../../catalog/errors.js";
 import { accountOf } from "./sign-in-account.js";
-import { authorizationLink, SIGN_IN_LIFETIME_MS, waitForSignIn } from "./sign-in-link.js";
+import { authorizationLink, waitForSignIn } from "./sign-in-link.js";
 import type { SignInStates } from "./oauth-state.js";
 import { type GrantClient, GrantError, requestTokens, revokeToken } from "./token-grant.js";
 import type { StoredTokens, TokenStore } from "./token-store.js";
@@ -29,7 +29,6 @@ export interface SignInConfig extends GrantClient {
   scopes?: string[];
 }
 
-export { SIGN_IN_LIFETIME_MS };
 /** Tokens are refreshed this long before they expire. */
 const REFRESH_MARGIN_MS = 60_000;
 

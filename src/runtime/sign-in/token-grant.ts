@@ -6,7 +6,8 @@
 
 import { OpenApiMcpError } from "../../catalog/errors.js";
 import { isAllowedScheme } from "../../catalog/url.js";
-import { type Dispatcher, UpstreamFailure } from "../http/client.js";
+import type { Dispatcher } from "undici";
+import { UpstreamFailure } from "../http/client.js";
 import { maskClipped } from "../secrets/secrets.js";
 import { postTokenForm, type TokenAnswer } from "../credentials/token-request.js";
 import type { StoredTokens } from "./token-store.js";
