@@ -24,8 +24,6 @@ import { ProviderBase } from "./engine/provider-base.js";
 import { callPipeline, type Pipeline } from "./engine/stages.js";
 
 export type { CallerInFlight, EngineHooks, EngineOptions, EngineProfile } from "./engine-options.js";
-export type { PrepareContext } from "./engine/credentials.js";
-export { DEFAULT_MAX_ARGUMENT_BYTES } from "./engine/check.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS };
 
 export class Engine extends ProviderBase {

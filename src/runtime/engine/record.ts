@@ -26,7 +26,7 @@ export interface RecordExtra {
 }
 
 export function auditStage(options: EngineOptions): Stage<Entry, Recorded, Ran> {
-  return (call, next) => next({ ...call, record: recorder({ options, ...call }) });
+  return (call, next) => next(Object.assign(call, { record: recorder({ options, ...call }) }));
 }
 
 /** One audit line per call, timed from now. */
