@@ -8,7 +8,6 @@ import type { Catalog, Tool } from "../catalog/types.js";
 import { type InFlightCaps, InFlightGate } from "./limits/in-flight.js";
 import { inFlightCaps } from "./limits/in-flight-caps.js";
 import { TokenProvider } from "./credentials/oauth.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "./options.js";
 import { DEFAULT_POLICIES, type Policies, parsePolicies, type Resolved } from "./approvals/policy.js";
 import { RateLimiter } from "./limits/rate-limit.js";
 import type { BegunCall, CallContext, Caller, ResumeCall, StartCall, ToolResult } from "./types.js";

@@ -64,7 +64,7 @@ async function askNow({
     return answered(errorResult(NOT_APPROVED[answer](name, busy)));
   }
   const approved: Recorder = by ? (outcome, extra = {}) => record(outcome, { ...extra, approvedBy: by }) : record;
-  return next({ ...call, record: approved });
+  return next(Object.assign(call, { record: approved }));
 }
 
 /** What the person is shown: the same whether the client waits for the answer or brings it back later. */

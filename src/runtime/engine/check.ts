@@ -25,7 +25,7 @@ const MISMATCHES_SHOWN = 10;
 
 export function checkStage(parts: EngineParts): Stage<Found, Checked, Ran> {
   return async (call, next) => {
-    const { found, ...rest } = call;
+    const { found } = call;
     const checked = found
       ? checkCall({ parts, name: call.name, found, args: call.args, dryRun: false })
       : unknownTool(call.name);
@@ -33,7 +33,7 @@ export function checkStage(parts: EngineParts): Stage<Found, Checked, Ran> {
       call.record(checked.outcome);
       return answered(checked.error);
     }
-    return next({ ...rest, ...checked.found, given: checked.given });
+    return next(Object.assign(call, checked.found, { given: checked.given }));
   };
 }
 

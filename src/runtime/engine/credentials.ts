@@ -27,7 +27,7 @@ export function credentialsStage(parts: EngineParts): Stage<Checked, Built, Ran>
       call.record(prepared.outcome);
       return answered(prepared.error);
     }
-    return next({ ...call, prepared });
+    return next(Object.assign(call, { prepared }));
   };
 }
 

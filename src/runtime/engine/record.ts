@@ -3,16 +3,15 @@
 // carried and the arguments' own sensitive values before the line is cut to its bounds (audit-line.ts).
 
 import { loggedArguments, safeRecord, sensitiveValues } from "../audit/audit.js";
-import type { AuditOutcome } from "../audit/audit-record.js";
 import type { EngineOptions } from "../engine-options.js";
 import { maskValue } from "../secrets/secrets.js";
 import { parseTraceparent } from "../http/trace-context.js";
-import type { CallContext, PreparedRequest } from "../types.js";
+import type { CallContext } from "../types.js";
 import type { Entry, Ran, Recorded, Recorder } from "./call.js";
 import type { Stage } from "./pipeline.js";
 
 export function auditStage(options: EngineOptions): Stage<Entry, Recorded, Ran> {
-  return (call, next) => next({ ...call, record: recorder({ options, ...call }) });
+  return (call, next) => next(Object.assign(call, { record: recorder({ options, ...call }) }));
 }
 
 /** One audit line per call, timed from now. */

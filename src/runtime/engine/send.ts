@@ -31,7 +31,7 @@ export function sendStage(parts: EngineParts): Stage<Admitted, Sent, Ran> {
       secrets.push(...again.secrets);
       exchanged = await exchange({ parts, prepared: last, context, gate });
     }
-    return next({ ...call, last, exchanged, secrets });
+    return next(Object.assign(call, { last, exchanged, secrets }));
   };
 }
 
