@@ -20,7 +20,11 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 process.chdir(root);
 const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
 const lib = await import(join(root, "dist/index.js"));
-const server = await import(join(root, "dist/server/index.js"));
+// The server's parts, from the files that declare them (there is no barrel since issue 25's rooms).
+const server = {
+  ...(await import(join(root, "dist/server/http.js"))),
+  ...(await import(join(root, "dist/server/mcp.js"))),
+};
 const up = await startUpstream();
 const temp = mkdtempSync(join(tmpdir(), "wire-fingerprint-"));
 try {
