@@ -279,7 +279,8 @@ describe("a process with an idle pool", () => {
       "wallMs",
     ],
   ])("exits when done: %s", (_, body, printed) => {
-    const script = `import { DEFAULT_SCRIPT_LIMITS, runScript, warmSandbox } from "${dist}run-script.js";
+    const script = `import { runScript, warmSandbox } from "${dist}run-script.js";
+import { DEFAULT_SCRIPT_LIMITS } from "${dist}script.js";
 import { SandboxPool } from "${dist}pool.js";
 ${body}`;
     const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
