@@ -135,7 +135,9 @@ describe("the README's Production section", () => {
     for (const file of ["compose.yaml", "kubernetes.yaml", "haproxy.cfg", "Dockerfile"])
       expect(section).toContain(file);
     const endpoint = readFileSync(`${ROOT}src/server/endpoint.ts`, "utf8");
-    expect(endpoint).toContain('status: 404, code: -32001, message: "Session not found"');
+    // The endpoint names the code (server/rpc-codes.ts): -32001, as the page says.
+    expect(endpoint).toContain('status: 404, code: SESSION_NOT_FOUND, message: "Session not found"');
+    expect(readFileSync(`${ROOT}src/server/rpc-codes.ts`, "utf8")).toContain("SESSION_NOT_FOUND = -32001;");
     expect(section).toMatch(/`404` with the JSON-RPC error `-32001`\s+"Session not found"/);
     // Every store the replicas share is named, and what stays per replica is said.
     const shared = section.slice(section.indexOf("- **Shared state**"));
