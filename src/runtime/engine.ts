@@ -21,6 +21,8 @@ import { type PrepareContext, prepareRequest } from "./engine/credentials.js";
 import { approvalTimeoutMs, type EngineParts, policyResolver } from "./engine/parts.js";
 import { ProviderBase } from "./engine/provider-base.js";
 import { callPipeline, type Pipeline } from "./engine/stages.js";
+// Generated projects' src/custom/hooks.ts written before issue 25 import EngineHooks from here: kept as a public entry.
+export type { EngineHooks } from "./engine-options.js";
 
 export class Engine extends ProviderBase {
   private readonly parts: EngineParts;
